@@ -1,0 +1,251 @@
+"""The adaptive loop: plan, then one tool call per step; every failure becomes a correction prompt.
+
+Control flow is by exceptions that carry a status (StopRun): finish, limits, repeated format errors,
+interrupts. The outcome is reported in one place, whatever ended the run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pydantic import BaseModel, Field
+
+from omni.conversation import Conversation
+from omni.errors import ContextLengthExceeded, ModelError, SandboxError, StopRun
+from omni.failures import FailureTracker, describe, exact_error, failure_class
+from omni.plan import Plan, PlanStep
+from omni.prompts import Prompts
+from omni.protocols import AnswerSource, Events, Model, Sandbox
+from omni.results import Action, ToolResult, Usage
+from omni.toolbox import Toolbox
+
+
+class AgentConfig(BaseModel):
+    """Limits and knobs of the loop."""
+
+    max_steps: int = Field(40, ge=1, description="tool calls before the run stops (status limit_steps)")
+    max_cost: float | None = Field(None, gt=0, description="USD before the run stops (limit_cost)")
+    timeout: float | None = Field(None, gt=0, description="wall-clock seconds before the run stops (limit_time)")
+    tool_timeout: float = Field(300, gt=0, description="default seconds for one tool call")
+    history_chars: int = Field(40_000, ge=2000, description="older observations are shortened past this")
+    replan_after: int = Field(3, ge=1, description="failures on one plan step before replanning")
+    max_format_errors: int = Field(3, ge=1, description="unreadable replies in a row before stopping")
+
+
+@dataclass
+class Outcome:
+    status: str
+    message: str
+    steps: int
+    usage: Usage
+    plan: Plan | None
+    assumptions: list[str] = field(default_factory=list)
+
+
+# A gate decides what `finish` means: None accepts; a string is feedback that sends the work back.
+Gate = Callable[["Agent", str], "str | None"]
+# Steering runs on Ctrl-C: returns guidance for the next step, or raises StopRun.
+Steering = Callable[["Agent"], "str | None"]
+
+
+def _no_steering(agent: Agent) -> str | None:
+    raise StopRun("interrupted", "interrupted by the user")
+
+
+class Agent:
+    def __init__(self, goal: str, model: Model, planner: Model, sandbox: Sandbox, toolbox: Toolbox,
+                 prompts: Prompts, events: Events, answers: AnswerSource, config: AgentConfig,
+                 system: str, files: list[str], gate: Gate | None = None, steering: Steering = _no_steering):
+        self.goal, self.model, self.planner, self.sandbox = goal, model, planner, sandbox
+        self.toolbox, self.prompts, self.events, self.answers = toolbox, prompts, events, answers
+        self.config, self.files, self.gate, self.steering = config, files, gate, steering
+        self.conversation = Conversation(prompts, system, goal, native=model.tool_mode == "native")
+        self.failures = FailureTracker(config.replan_after, config.max_format_errors)
+        self.usage = Usage()
+        self.plan: Plan | None = None
+        self.steps = 0
+        self.guidance = ""
+        self.assumptions: list[str] = []
+        self.correction: str | None = None
+        self.started = time.monotonic()
+
+    # ---- the run ----------------------------------------------------------------------------------
+    def run(self) -> Outcome:
+        status, message = "failed", ""
+        try:
+            self.interruptible(self.make_plan)
+            while True:
+                self.check_limits()
+                self.interruptible(self.step)
+        except StopRun as stop:
+            status, message = stop.status, stop.message
+        except ModelError as exc:
+            status, message = "model_error", str(exc)
+        except SandboxError as exc:
+            status, message = "sandbox_error", str(exc)
+        finally:
+            self.events.emit("status", status=status, message=message, steps=self.steps,
+                             usage=self.usage.model_dump())
+        return Outcome(status, message, self.steps, self.usage, self.plan, self.assumptions)
+
+    def interruptible(self, work: Callable[[], None]) -> None:
+        try:
+            work()
+        except KeyboardInterrupt:
+            self.events.emit("interrupt", step=self.steps)
+            guidance = self.steering(self)
+            if guidance:
+                self.guidance = guidance
+                self.events.emit("guidance", text=guidance)
+
+    def check_limits(self) -> None:
+        cfg = self.config
+        if self.steps >= cfg.max_steps:
+            raise StopRun("limit_steps", f"reached the step limit ({cfg.max_steps})")
+        if cfg.max_cost is not None and self.usage.cost >= cfg.max_cost:
+            raise StopRun("limit_cost", f"reached the cost limit (${cfg.max_cost:.2f})")
+        if cfg.timeout is not None and time.monotonic() - self.started >= cfg.timeout:
+            raise StopRun("limit_time", f"reached the time limit ({cfg.timeout:.0f}s)")
+
+    # ---- planning ---------------------------------------------------------------------------------
+    def make_plan(self, replan: bool = False) -> None:
+        if replan:
+            prompt = self.prompts.render("replan", goal=self.goal, plan=self.plan.render(),
+                                         failures="\n".join(self.failures.recent))
+        else:
+            prompt = self.prompts.render("plan", goal=self.goal, files=self.files)
+        reply = self.planner.text([{"role": "user", "content": prompt}])
+        self.count(reply.usage, "plan")
+        plan = Plan.parse(reply.text)
+        if not plan.steps:
+            self.events.emit("warning", message="the planner's reply held no numbered steps; "
+                             "working from the goal as a single step", reply=reply.text[:500])
+            plan = Plan(steps=[PlanStep(text=self.goal, status="in_progress")])
+        if self.plan is not None:
+            plan.version = self.plan.version + 1
+        self.set_plan(plan, "replan" if replan else "initial")
+
+    def set_plan(self, plan: Plan, reason: str) -> None:
+        self.plan = plan
+        self.failures.plan_moved()
+        self.events.emit("plan", reason=reason, version=plan.version, steps=[s.model_dump() for s in plan.steps])
+
+    # ---- one step ---------------------------------------------------------------------------------
+    def step(self) -> None:
+        self.steps += 1
+        self.events.emit("step", n=self.steps, max=self.config.max_steps, plan_step=self.plan.current())
+        prompt = self.correction or self.step_prompt()
+        self.correction = None
+        reply = self.ask(prompt)
+        action = None if reply.format_error else reply.actions[0]
+        if action is None:
+            result = ToolResult.fail("format_error", reply.format_error)
+        else:
+            self.events.emit("action", n=self.steps, tool=action.name, args=action.args, text=reply.text)
+            result = self.execute(action)
+        observation = self.prompts.render(
+            "observation", action=action.compact(100) if action else "your reply", success=result.success,
+            body=(result.output if result.success else exact_error(result)) or "(no output)")
+        if len(reply.actions) > 1:
+            observation += "\n\n" + self.prompts.render(
+                "extra_calls", count=len(reply.actions), first=action.name,
+                skipped=", ".join(a.compact(60) for a in reply.actions[1:]))
+        self.conversation.add(reply.text, action, observation, result.success)
+        self.events.emit("observation", n=self.steps, tool=action.name if action else None,
+                         **result.model_dump(exclude={"details"}), details=result.details)
+        self.failures.record(action, result)
+        if not result.success:
+            self.on_failure(action, result)
+        shortened = self.conversation.fit(self.config.history_chars)
+        if shortened:
+            self.events.emit("history_shortened", turns=shortened)
+
+    def ask(self, prompt: str):
+        messages = self.conversation.messages(prompt)
+        while True:
+            try:
+                reply = self.model.complete(messages, self.toolbox.schemas())
+                break
+            except ContextLengthExceeded as exc:
+                if not self.conversation.condense():
+                    raise ModelError(f"the request does not fit the model's context window: {exc}") from exc
+                condensed = self.conversation.messages(prompt)
+                if condensed == messages:  # never send the same request twice
+                    raise ModelError("the context window is too small even after condensing") from exc
+                self.events.emit("condensed", turns=len(self.conversation.turns))
+                messages = condensed
+        self.count(reply.usage, "step", text=reply.text)
+        return reply
+
+    def count(self, usage: Usage, purpose: str, text: str = "") -> None:
+        self.usage.add(usage)
+        self.events.emit("usage", purpose=purpose, call=usage.model_dump(), total=self.usage.model_dump())
+        if text:
+            self.events.emit("model_text", text=text)
+
+    def step_prompt(self) -> str:
+        note = getattr(self.sandbox, "install_note", "") if self.steps == 1 else ""
+        guidance, self.guidance = self.guidance, ""
+        return self.prompts.render("step", goal=self.goal, plan=self.plan.render(), note=note,
+                                   guidance=guidance, **self.budget())
+
+    def budget(self) -> dict[str, Any]:
+        cost_left = self.config.max_cost - self.usage.cost if self.config.max_cost else None
+        return {"steps_left": self.config.max_steps - self.steps, "cost_left": cost_left}
+
+    # ---- acting -----------------------------------------------------------------------------------
+    def execute(self, action: Action) -> ToolResult:
+        refused = self.failures.refusal(action)
+        if refused:
+            return refused
+        args = self.toolbox.validate(action)
+        if isinstance(args, ToolResult):
+            return args
+        if action.name in self.toolbox.host:
+            return getattr(self, f"tool_{action.name}")(**args)
+        timeout = float(args.get("timeout", self.config.tool_timeout))
+        if self.config.timeout is not None:
+            timeout = max(1.0, min(timeout, self.config.timeout - (time.monotonic() - self.started)))
+        try:
+            return self.sandbox.run_tool(action.name, args, timeout)
+        except (KeyboardInterrupt, StopRun):
+            raise
+        except Exception as exc:  # no exception from a tool escapes into the loop
+            return ToolResult.fail("sandbox_error", f"{type(exc).__name__}: {exc}")
+
+    def on_failure(self, action: Action | None, result: ToolResult) -> None:
+        kind = failure_class(result)
+        if self.failures.too_many_format_errors():
+            raise StopRun("format_errors", f"{self.failures.format_errors_in_row} unreadable replies in a row; "
+                          f"last: {result.error[:300]}")
+        if self.failures.wants_replan():
+            self.events.emit("replan", reason=f"{self.failures.on_step} failures on plan step "
+                             f"{(self.plan.current() or 0) + 1}")
+            self.make_plan(replan=True)
+        guidance, self.guidance = self.guidance, ""
+        self.correction = self.prompts.render(
+            "correction", goal=self.goal, plan=self.plan.render(), action=describe(action), failure=kind,
+            error=exact_error(result), guidance=guidance, tool_mode=self.model.tool_mode, **self.budget())
+        self.events.emit("correction", n=self.steps, failure=kind, prompt=self.correction)
+
+    # ---- host tools -------------------------------------------------------------------------------
+    def tool_update_plan(self, steps: list[dict]) -> ToolResult:
+        self.set_plan(self.plan.replaced(steps), "model")
+        return ToolResult.ok("plan updated:\n" + self.plan.render())
+
+    def tool_ask_user(self, question: str) -> ToolResult:
+        self.events.emit("question", text=question)
+        answer = self.answers.ask(question)
+        no_user = self.prompts.render("no_user")
+        if answer == no_user:
+            self.assumptions.append(question)
+        self.events.emit("answer", text=answer, from_user=answer != no_user)
+        return ToolResult.ok(answer)
+
+    def tool_finish(self, summary: str) -> ToolResult:
+        feedback = self.gate(self, summary) if self.gate else None
+        if feedback is None:
+            raise StopRun("finished", summary)
+        return ToolResult.fail("refine", feedback)

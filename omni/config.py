@@ -1,0 +1,68 @@
+"""Where the model is: flags first, then environment variables, resolved into ModelConfig."""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+from omni.errors import UsageError
+from omni.model import ModelConfig
+
+OPENAI_URL = "https://api.openai.com/v1"
+OPENROUTER_URL = "https://openrouter.ai/api/v1"
+OPENROUTER_HEADERS = {"HTTP-Referer": "https://github.com/omni-agent/omni", "X-Title": "omni"}
+NO_MODEL = (
+    "No model is configured.\n"
+    "  --model NAME (or OMNI_MODEL) names the model, and one of these says where it is:\n"
+    "  --base-url URL / OPENAI_BASE_URL / OPENAI_API_BASE   any OpenAI-compatible server (vLLM, LM Studio, llama.cpp)\n"
+    "  --api-key KEY / OPENAI_API_KEY                        OpenAI\n"
+    "  OPENROUTER_API_KEY                                    OpenRouter\n"
+    "  OLLAMA_HOST                                           Ollama (uses {host}/v1)\n"
+    "Example: omni --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b \"fix the failing test\""
+)
+
+
+def _ollama_url(host: str) -> str:
+    host = host.strip().rstrip("/")
+    if not host.startswith(("http://", "https://")):
+        host = "http://" + host
+    if host.count(":") == 1:  # no port given
+        host += ":11434"
+    return host + "/v1"
+
+
+def resolve_endpoint(base_url: str | None, api_key: str | None, env: Mapping[str, str]) -> tuple[str, str, dict]:
+    """(base_url, api_key, headers) from flags and environment, in that order of precedence."""
+    headers: dict[str, str] = {}
+    url = base_url or env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_BASE")
+    key = api_key or env.get("OPENAI_API_KEY")
+    if not url and env.get("OPENROUTER_API_KEY") and not key:
+        url, key = OPENROUTER_URL, env["OPENROUTER_API_KEY"]
+    if not url and env.get("OLLAMA_HOST") and not key:
+        url = _ollama_url(env["OLLAMA_HOST"])
+    if url and "openrouter.ai" in url:
+        key = key or env.get("OPENROUTER_API_KEY")
+        headers.update(OPENROUTER_HEADERS)
+    if not url:
+        if not key:
+            raise UsageError(NO_MODEL)
+        url = OPENAI_URL
+    if not key:
+        if "api.openai.com" in url or "openrouter.ai" in url:
+            raise UsageError(f"{url} needs an API key: pass --api-key or set "
+                             f"{'OPENROUTER_API_KEY' if 'openrouter' in url else 'OPENAI_API_KEY'}")
+        key = "sk-no-key-needed"  # local servers accept anything; the client insists on a value
+    return url.rstrip("/"), key, headers
+
+
+def resolve_models(args, env: Mapping[str, str] | None = None) -> tuple[ModelConfig, ModelConfig]:
+    env = os.environ if env is None else env
+    model = args.model or env.get("OMNI_MODEL")
+    url, key, headers = resolve_endpoint(args.base_url, args.api_key, env)
+    if not model:
+        raise UsageError(NO_MODEL)
+    common = dict(base_url=url, api_key=key, headers=headers, tool_mode=args.tool_mode,
+                  stream=not args.no_stream, idle_timeout=args.request_timeout)
+    action = ModelConfig(model=model, **common)
+    planner = ModelConfig(model=args.planner_model or env.get("OMNI_PLANNER_MODEL") or model, **common)
+    return action, planner

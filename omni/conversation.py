@@ -1,0 +1,96 @@
+"""The messages sent to the model: system and goal first (a stable prefix for prompt caching), then
+one turn per step, then the step prompt. Old observations are shortened before anything else is;
+on a context overflow, older turns are condensed to one line each."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from omni.prompts import Prompts
+from omni.results import Action
+
+KEEP_RECENT = 3
+SHORT_CHARS = 300
+
+
+@dataclass
+class Turn:
+    assistant: dict[str, Any]
+    observation: str  # the tool's answer as the model reads it; "" for a reply without a call
+    call_id: str | None  # native tool calls answer with a "tool" message
+    summary: str  # one line for condensing
+    shortened: bool = False
+
+
+class Conversation:
+    def __init__(self, prompts: Prompts, system: str, goal: str, native: bool):
+        self.prompts = prompts
+        self.head = [{"role": "system", "content": system},
+                     {"role": "user", "content": prompts.render("goal", goal=goal)}]
+        self.native = native
+        self.turns: list[Turn] = []
+        self.condensed = ""
+
+    def add(self, text: str, action: Action | None, observation: str, ok: bool) -> None:
+        if action is not None and self.native:
+            assistant = {"role": "assistant", "content": text or None, "tool_calls": [{
+                "id": action.call_id, "type": "function",
+                "function": {"name": action.name, "arguments": json.dumps(action.args)}}]}
+            call_id = action.call_id
+        else:
+            assistant = {"role": "assistant", "content": text or "(empty reply)"}
+            call_id = None
+        first = (observation.strip().splitlines() or [""])[0][:120]
+        what = action.compact(100) if action else "(no tool call)"
+        self.turns.append(Turn(assistant, observation, call_id, f"{what} -> {'ok' if ok else 'FAILED'}: {first}"))
+
+    def messages(self, step_prompt: str) -> list[dict[str, Any]]:
+        out = [dict(m) for m in self.head]
+        if self.condensed:  # folded into the goal message, so roles still alternate
+            out[1] = {"role": "user", "content": out[1]["content"] + "\n\n" + self.condensed}
+        for turn in self.turns:
+            out.append(turn.assistant)
+            if turn.call_id:
+                out.append({"role": "tool", "tool_call_id": turn.call_id, "content": turn.observation})
+            else:
+                out.append({"role": "user", "content": turn.observation})
+        # Merge the step prompt into a trailing user message: some chat templates reject two in a row.
+        if out[-1]["role"] == "user":
+            out[-1] = {"role": "user", "content": out[-1]["content"] + "\n\n" + step_prompt}
+        else:
+            out.append({"role": "user", "content": step_prompt})
+        return out
+
+    def size(self) -> int:
+        return sum(len(t.observation) + len(json.dumps(t.assistant)) for t in self.turns) + len(self.condensed)
+
+    def fit(self, budget_chars: int) -> int:
+        """Shorten the oldest observations (never the last few) until the history fits. Returns how many."""
+        count = 0
+        for turn in self.turns[:-KEEP_RECENT]:
+            if self.size() <= budget_chars:
+                break
+            if not turn.shortened and len(turn.observation) > SHORT_CHARS:
+                cut = len(turn.observation) - SHORT_CHARS
+                turn.observation = (turn.observation[:SHORT_CHARS]
+                                    + f"\n[older output shortened by {cut} characters; run the tool again to see it]")
+                turn.shortened = True
+                count += 1
+        return count
+
+    def condense(self, keep: int = 2) -> bool:
+        """Fold all but the last `keep` turns into one summary message. False if nothing could shrink."""
+        if len(self.turns) <= keep:
+            shrunk = False
+            for turn in self.turns:  # last resort: the remaining observations themselves
+                if len(turn.observation) > 2000:
+                    turn.observation = turn.observation[:1000] + "\n[cut to fit the context window]\n" + \
+                        turn.observation[-1000:]
+                    shrunk = True
+            return shrunk
+        folded, self.turns = self.turns[:-keep], self.turns[-keep:]
+        lines = ([self.condensed.split("\n", 1)[1]] if self.condensed else []) + [t.summary for t in folded]
+        self.condensed = self.prompts.render("condensed", summary="\n".join(lines))
+        return True

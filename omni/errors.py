@@ -1,0 +1,51 @@
+"""Exceptions that carry control flow and messages. Each has the exit code the CLI uses."""
+
+from __future__ import annotations
+
+
+class OmniError(Exception):
+    exit_code = 1
+
+
+class UsageError(OmniError):
+    """Bad input from the user: flags, goal, configuration, environment."""
+
+    exit_code = 2
+
+
+class ModelError(OmniError):
+    """The model endpoint failed in a way retrying will not fix (bad key, unknown model, unreachable)."""
+
+    exit_code = 1
+
+
+class ContextLengthExceeded(OmniError):
+    """The request did not fit the model's context window."""
+
+
+class SandboxError(OmniError):
+    exit_code = 1
+
+
+class StopRun(Exception):
+    """Ends the loop with a status; raised by limits, finish, repeated format errors, interrupts."""
+
+    def __init__(self, status: str, message: str = ""):
+        super().__init__(message or status)
+        self.status = status
+        self.message = message
+
+
+# Run statuses and their exit codes (README: "Exit codes").
+EXIT_CODES = {
+    "finished": 0,
+    "failed": 1,
+    "format_errors": 1,
+    "model_error": 1,
+    "sandbox_error": 1,
+    "flagged": 1,
+    "limit_steps": 3,
+    "limit_cost": 3,
+    "limit_time": 3,
+    "interrupted": 130,
+}

@@ -1,0 +1,168 @@
+"""A scripted OpenAI-compatible server for tests and runner checks: real HTTP, real SSE.
+
+Each request to /v1/chat/completions takes the next scripted turn and is recorded whole.
+A turn is a dict, one of:
+  {"tool": NAME, "args": {...}}            one native tool call (args may be a raw string)
+  {"calls": [{"tool":..., "args":...}]}    several tool calls in one reply
+  {"text": "..."}                          a plain text reply (plans, text-mode actions, answers)
+  {"status": 429, "headers": {...}, "error": "..."}   an HTTP error
+  {"stall": SECONDS}                       send headers, then nothing, for SECONDS
+Options on any reply turn: "omit_ids": true (no tool call ids), "usage": {...}.
+When the script is exhausted the server answers 500 "script exhausted", so a test sees it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+CHUNK = 7  # split tool-call arguments into pieces this long when streaming
+
+
+class FakeOpenAI:
+    def __init__(self, script: list[dict[str, Any]] | None = None, model: str = "fake-model"):
+        self.script = list(script or [])
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.model = model
+        self.lock = threading.Lock()
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> FakeOpenAI:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def add(self, *turns: dict[str, Any]) -> None:
+        with self.lock:
+            self.script.extend(turns)
+
+    def next_turn(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any] | None:
+        with self.lock:
+            self.requests.append(body)
+            self.headers.append(headers)
+            return self.script.pop(0) if self.script else None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeOpenAI
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self._json(200, {"object": "list", "data": [{"id": self.fake.model, "object": "model"}]})
+        else:
+            self._json(404, {"error": {"message": "not found"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length", 0))
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            self._json(400, {"error": {"message": "invalid JSON body"}})
+            return
+        turn = self.fake.next_turn(body, {k.lower(): v for k, v in self.headers.items()})
+        if turn is None:
+            self._json(500, {"error": {"message": "script exhausted", "type": "server_error"}})
+        elif "status" in turn:
+            self._json(turn["status"], {"error": {"message": turn.get("error", "scripted error"),
+                                                  "type": "invalid_request_error", "code": turn.get("code")}},
+                       turn.get("headers", {}))
+        elif "stall" in turn:
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(turn["stall"])
+        elif body.get("stream"):
+            self._stream(body, turn)
+        else:
+            self._json(200, self._completion(body, turn))
+
+    # ---- replies --------------------------------------------------------------------------------
+    def _calls(self, turn) -> list[tuple[str, str, str | None]]:
+        raw = turn.get("calls") or ([turn] if "tool" in turn else [])
+        out = []
+        for n, call in enumerate(raw):
+            args = call.get("args", {})
+            text = args if isinstance(args, str) else json.dumps(args)
+            out.append((call["tool"], text, None if turn.get("omit_ids") else f"call_{n}_{id(turn) % 99999}"))
+        return out
+
+    def _usage(self, turn) -> dict[str, Any]:
+        usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120,
+                 "prompt_tokens_details": {"cached_tokens": 0}}
+        usage.update(turn.get("usage", {}))
+        return usage
+
+    def _completion(self, body, turn) -> dict[str, Any]:
+        calls = self._calls(turn)
+        message: dict[str, Any] = {"role": "assistant", "content": turn.get("text")}
+        if calls:
+            message["tool_calls"] = [{"id": cid or "", "type": "function",
+                                      "function": {"name": name, "arguments": args}}
+                                     for name, args, cid in calls]
+        return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+                "model": body.get("model", self.fake.model),
+                "choices": [{"index": 0, "message": message,
+                             "finish_reason": "tool_calls" if calls else "stop"}],
+                "usage": self._usage(turn)}
+
+    def _stream(self, body, turn) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.end_headers()
+        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
+                "model": body.get("model", self.fake.model)}
+
+        def send(choices, usage=None):
+            chunk = dict(base, choices=choices)
+            if usage is not None:
+                chunk["usage"] = usage
+            self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+            self.wfile.flush()
+
+        send([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])
+        text = turn.get("text") or ""
+        for start in range(0, len(text), 20):
+            send([{"index": 0, "delta": {"content": text[start:start + 20]}, "finish_reason": None}])
+        calls = self._calls(turn)
+        for index, (name, args, cid) in enumerate(calls):
+            first = {"index": index, "type": "function", "function": {"name": name, "arguments": ""}}
+            if cid:
+                first["id"] = cid
+            send([{"index": 0, "delta": {"tool_calls": [first]}, "finish_reason": None}])
+            for start in range(0, len(args), CHUNK):
+                piece = {"index": index, "function": {"arguments": args[start:start + CHUNK]}}
+                send([{"index": 0, "delta": {"tool_calls": [piece]}, "finish_reason": None}])
+        send([{"index": 0, "delta": {}, "finish_reason": "tool_calls" if calls else "stop"}])
+        if (body.get("stream_options") or {}).get("include_usage"):
+            send([], usage=self._usage(turn))
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+
+    def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)

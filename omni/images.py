@@ -1,0 +1,148 @@
+"""Sandbox images: the omni image (tools runtime) and a per-repo project layer (its dependencies).
+
+Builds forward the configured CA bundle and pip index settings into the build, for networks behind
+a TLS-intercepting proxy; nothing about a particular host is written here.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Callable
+
+import docker
+
+from omni import __version__
+from omni.errors import SandboxError
+from omni.resources import data_dir
+
+SANDBOX_TAG = f"omni-sandbox:{__version__}"
+OFFLINE_BASE = "omni-base:bookworm"
+REQUIREMENT_FILES = ("requirements.txt", "requirements-dev.txt", "requirements-test.txt",
+                     "requirements_dev.txt", "test-requirements.txt", "dev-requirements.txt")
+TEST_EXTRAS = ("test", "tests", "testing", "dev")
+
+
+def ca_bundle(explicit: str | None = None) -> str | None:
+    for candidate in (explicit, os.environ.get("OMNI_CA_BUNDLE"), os.environ.get("PIP_CERT"),
+                      os.environ.get("REQUESTS_CA_BUNDLE"), os.environ.get("SSL_CERT_FILE")):
+        if candidate and os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def pip_build_args() -> dict[str, str]:
+    args = {}
+    for key in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"):
+        urls = [u for u in os.environ.get(key, "").split() if u.startswith(("http://", "https://"))]
+        if urls:
+            args[key] = " ".join(urls)
+    return args
+
+
+def _build(client: docker.DockerClient, context: Path, tag: str, buildargs: dict[str, str],
+           dockerfile: str, emit: Callable[..., None]) -> None:
+    emit("image_build", tag=tag, line=f"building {tag}")
+    try:
+        for chunk in client.api.build(path=str(context), tag=tag, buildargs=buildargs, dockerfile=dockerfile,
+                                      rm=True, forcerm=True, decode=True):
+            if "error" in chunk:
+                raise SandboxError(f"building {tag} failed: {chunk['error'].strip()}")
+            line = (chunk.get("stream") or chunk.get("status") or "").strip()
+            if line:
+                emit("image_build", tag=tag, line=line)
+    except docker.errors.APIError as exc:
+        raise SandboxError(f"building {tag} failed: {exc.explanation or exc}") from exc
+
+
+def build_sandbox_image(client: docker.DockerClient, base_image: str, tag: str = SANDBOX_TAG,
+                        ca: str | None = None, emit: Callable[..., None] = lambda *a, **k: None) -> str:
+    with tempfile.TemporaryDirectory(prefix="omni-build-") as tmp:
+        context = Path(tmp)
+        source = data_dir("sandbox")
+        for name in ("Dockerfile", "tool-requirements.txt"):
+            shutil.copy(source / name, context / name)
+        bundle = ca_bundle(ca)
+        if bundle:
+            shutil.copy(bundle, context / "omni-ca.crt")
+        else:
+            (context / "omni-ca.crt").write_text("")
+        _build(client, context, tag, {"BASE_IMAGE": base_image, **pip_build_args()}, "Dockerfile", emit)
+    return tag
+
+
+def build_offline_base(emit: Callable[..., None] = lambda *a, **k: None, tag: str = OFFLINE_BASE) -> str:
+    """debootstrap + docker import: a base image with no container registry involved."""
+    script = data_dir("sandbox") / "make-base-image.sh"
+    emit("image_build", tag=tag, line=f"making {tag} with debootstrap (about a minute)")
+    proc = subprocess.Popen(["bash", str(script), tag], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in proc.stdout:
+        emit("image_build", tag=tag, line=line.rstrip())
+    if proc.wait() != 0:
+        raise SandboxError(f"making the offline base image {tag} failed (see the lines above)")
+    return tag
+
+
+# ---- project environment ----------------------------------------------------------------------
+def project_requirements(root: Path) -> list[str]:
+    """The repo's declared Python dependencies (PEP 621 pyproject, requirements files, setup.py)."""
+    reqs: list[str] = []
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            project = tomllib.loads(pyproject.read_text()).get("project", {})
+        except tomllib.TOMLDecodeError:
+            project = {}
+        reqs += project.get("dependencies", [])
+        for extra in TEST_EXTRAS:
+            reqs += project.get("optional-dependencies", {}).get(extra, [])
+    for name in REQUIREMENT_FILES:
+        file = root / name
+        if file.is_file():
+            for line in file.read_text(errors="replace").splitlines():
+                line = line.split("#", 1)[0].strip()
+                if line and not line.startswith("-"):  # -r/-e/-c lines point at other files or the tree
+                    reqs.append(line)
+    setup = root / "setup.py"
+    if setup.is_file():
+        try:
+            tree = ast.parse(setup.read_text(errors="replace"))
+        except SyntaxError:
+            tree = None
+        for node in ast.walk(tree) if tree else []:
+            if isinstance(node, ast.keyword) and node.arg in ("install_requires", "tests_require"):
+                try:
+                    reqs += [r for r in ast.literal_eval(node.value) if isinstance(r, str)]
+                except ValueError:
+                    pass
+    return sorted(set(reqs))
+
+
+def project_image(client: docker.DockerClient, root: Path, sandbox_tag: str,
+                  emit: Callable[..., None] = lambda *a, **k: None) -> tuple[str, list[str]]:
+    """An image with the repo's dependencies, cached by their hash; the sandbox image if there are none."""
+    reqs = project_requirements(root)
+    if not reqs:
+        return sandbox_tag, []
+    digest = hashlib.sha256(("\n".join(reqs) + sandbox_tag).encode()).hexdigest()[:16]
+    tag = f"omni-project:{digest}"
+    try:
+        client.images.get(tag)
+        emit("env_setup", line=f"project environment {tag} is cached", cached=True)
+        return tag, reqs
+    except docker.errors.ImageNotFound:
+        pass
+    with tempfile.TemporaryDirectory(prefix="omni-project-") as tmp:
+        context = Path(tmp)
+        shutil.copy(data_dir("sandbox") / "Dockerfile.project", context / "Dockerfile.project")
+        (context / "project-requirements.txt").write_text("\n".join(reqs) + "\n")
+        emit("env_setup", line=f"installing {len(reqs)} project dependencies into {tag}", cached=False)
+        _build(client, context, tag, {"SANDBOX_IMAGE": sandbox_tag, **pip_build_args()},
+               "Dockerfile.project", emit)
+    return tag, reqs

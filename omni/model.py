@@ -1,0 +1,252 @@
+"""The model client: Chat Completions through the openai package, for any OpenAI-compatible server.
+
+Native tool calling or a text fallback, streaming with an idle timeout, bounded retries that honour
+Retry-After, usage and cost per call, and a distinct error when the context window is exceeded.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import openai
+from pydantic import BaseModel, Field
+
+from omni import pricing
+from omni.errors import ContextLengthExceeded, ModelError
+from omni.results import Action, Usage
+from omni.textmode import TextFormatError, parse_actions
+
+_CONTEXT_MARKERS = (
+    "context length",
+    "context_length",
+    "maximum context",
+    "context window",
+    "too many tokens",
+    "exceeds the available context",
+    "prompt is too long",
+)
+
+
+class ModelConfig(BaseModel):
+    """How to reach one model."""
+
+    model: str = Field(description="model id as the server knows it")
+    base_url: str = Field(description="OpenAI-compatible base URL, ending in /v1 for most servers")
+    api_key: str = Field(description="API key; local servers accept any value")
+    headers: dict[str, str] = Field(default_factory=dict, description="extra HTTP headers")
+    tool_mode: str = Field(default="auto", description="auto | native | text")
+    stream: bool = Field(default=True, description="stream replies (lets a stalled stream be cut)")
+    idle_timeout: float = Field(default=600.0, description="seconds without a byte before giving up")
+    max_attempts: int = Field(default=6, description="attempts per request for 429, 5xx and network errors")
+    retry_budget: float = Field(default=120.0, description="total seconds of retry waits per request")
+    temperature: float | None = Field(default=0.0, description="sampling temperature; None = server default")
+    max_tokens: int | None = Field(default=4096, description="cap on completion tokens per reply")
+
+
+@dataclass
+class Reply:
+    text: str = ""
+    actions: list[Action] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    format_error: str | None = None
+    finish_reason: str | None = None
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    value = exc.response.headers.get("retry-after") if exc.response is not None else None
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value)
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def _is_context_error(exc: openai.APIStatusError) -> bool:
+    text = str(exc).lower()
+    return any(marker in text for marker in _CONTEXT_MARKERS)
+
+
+class ChatModel:
+    def __init__(self, config: ModelConfig, on_event: Callable[..., None] | None = None):
+        self.config = config
+        self.name = config.model
+        self.tool_mode = config.tool_mode
+        self._emit = on_event or (lambda kind, **data: None)
+        self.client = openai.OpenAI(
+            api_key=config.api_key,
+            base_url=config.base_url,
+            timeout=config.idle_timeout,
+            max_retries=0,  # retries are ours: bounded in total and visible to the user
+            default_headers=config.headers or None,
+        )
+
+    # ---- public -------------------------------------------------------------------------------
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        """One reply that should hold one tool call (native or text, per tool_mode)."""
+        if self.tool_mode == "native":
+            reply = self._request(messages, tools=tools)
+            if not reply.actions:
+                reply.format_error = "the reply contained no tool call" + (
+                    f"; it said: {reply.text.strip()[:300]}" if reply.text.strip() else ""
+                )
+            return reply
+        reply = self._request(messages)
+        try:
+            reply.actions = parse_actions(reply.text)
+        except TextFormatError as exc:
+            reply.format_error = str(exc)
+        return reply
+
+    def text(self, messages: list[dict[str, Any]]) -> Reply:
+        """A plain reply with no tools (planning, review)."""
+        return self._request(messages)
+
+    def probe_tool_mode(self, prompt: str) -> str:
+        """Ask once for a trivial tool call; native if the server returns a structured call."""
+        ping = {
+            "type": "function",
+            "function": {
+                "name": "ping",
+                "description": "Answer the user's ping.",
+                "parameters": {"type": "object", "properties": {}},
+            },
+        }
+        try:
+            reply = self._request([{"role": "user", "content": prompt}], tools=[ping], max_tokens=64)
+        except ModelError as exc:
+            if "400" in str(exc) or "tool" in str(exc).lower():
+                self.tool_mode = "text"
+                return self.tool_mode
+            raise
+        self.tool_mode = "native" if reply.actions else "text"
+        return self.tool_mode
+
+    # ---- transport ----------------------------------------------------------------------------
+    def _request(self, messages, tools=None, max_tokens=None) -> Reply:
+        kwargs: dict[str, Any] = {"model": self.config.model, "messages": messages}
+        if tools:
+            kwargs["tools"] = tools
+        if self.config.temperature is not None:
+            kwargs["temperature"] = self.config.temperature
+        if max_tokens or self.config.max_tokens:
+            kwargs["max_tokens"] = max_tokens or self.config.max_tokens
+        waited = 0.0
+        for attempt in range(1, self.config.max_attempts + 1):
+            try:
+                if self.config.stream:
+                    return self._stream(kwargs)
+                return self._plain(kwargs)
+            except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
+                problem = self._describe(exc)
+                retry_after = _retry_after(exc) if isinstance(exc, openai.APIStatusError) else None
+                delay = retry_after if retry_after is not None else min(30.0, 2.0 ** (attempt - 1))
+                if attempt == self.config.max_attempts or waited + delay > self.config.retry_budget:
+                    raise ModelError(
+                        f"{problem}; gave up after {attempt} attempt(s) and {waited:.0f}s of waiting "
+                        f"(base URL {self.config.base_url})"
+                    ) from exc
+                self._emit("retry", attempt=attempt, delay=round(delay, 2), reason=problem)
+                time.sleep(delay)
+                waited += delay
+            except openai.APIStatusError as exc:
+                if exc.status_code in (400, 413, 422) and _is_context_error(exc):
+                    raise ContextLengthExceeded(str(exc)) from exc
+                raise ModelError(self._describe(exc)) from exc
+        raise AssertionError("unreachable")
+
+    def _describe(self, exc: Exception) -> str:
+        where = f"{self.config.base_url} (model {self.config.model})"
+        if isinstance(exc, openai.AuthenticationError):
+            return f"the server at {where} rejected the API key (401); check --api-key or OPENAI_API_KEY"
+        if isinstance(exc, openai.PermissionDeniedError):
+            return f"the server at {where} refused access (403): {exc.message}"
+        if isinstance(exc, openai.NotFoundError):
+            return f"not found (404) at {where}: check --model and --base-url: {exc.message}"
+        if isinstance(exc, openai.APITimeoutError):
+            return f"no data from {where} for {self.config.idle_timeout:.0f}s (timed out)"
+        if isinstance(exc, openai.APIConnectionError):
+            return f"cannot connect to {where}: {exc.__cause__ or exc}"
+        if isinstance(exc, openai.APIStatusError):
+            return f"HTTP {exc.status_code} from {where}: {exc.message}"
+        return f"{type(exc).__name__} from {where}: {exc}"
+
+    def _usage(self, raw: Any) -> Usage:
+        if raw is None:
+            return Usage(cost_known=pricing.price_of(self.config.model) is not None)
+        details = getattr(raw, "prompt_tokens_details", None)
+        cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
+        usage = Usage(
+            prompt_tokens=raw.prompt_tokens or 0,
+            cached_tokens=cached,
+            completion_tokens=raw.completion_tokens or 0,
+        )
+        server_cost = getattr(raw, "cost", None)  # OpenRouter reports the charged cost
+        if isinstance(server_cost, (int, float)):
+            usage.cost = float(server_cost)
+        else:
+            cost = pricing.cost_of(self.config.model, usage.prompt_tokens, cached, usage.completion_tokens)
+            usage.cost, usage.cost_known = (cost, True) if cost is not None else (0.0, False)
+        return usage
+
+    def _plain(self, kwargs: dict[str, Any]) -> Reply:
+        response = self.client.chat.completions.create(**kwargs)
+        if not response.choices:
+            raise ModelError(f"the server at {self.config.base_url} returned no choices")
+        choice = response.choices[0]
+        reply = Reply(text=choice.message.content or "", finish_reason=choice.finish_reason)
+        for n, call in enumerate(choice.message.tool_calls or []):
+            reply.actions.append(self._action(call.function.name, call.function.arguments, call.id, n))
+        reply.usage = self._usage(response.usage)
+        return reply
+
+    def _stream(self, kwargs: dict[str, Any]) -> Reply:
+        stream = self.client.chat.completions.create(
+            **kwargs, stream=True, stream_options={"include_usage": True}
+        )
+        text: list[str] = []
+        calls: dict[int, dict[str, str]] = {}
+        reply = Reply()
+        usage_raw = None
+        with stream:
+            for chunk in stream:
+                if getattr(chunk, "usage", None):
+                    usage_raw = chunk.usage
+                for choice in chunk.choices or []:
+                    delta = choice.delta
+                    if delta is not None and delta.content:
+                        text.append(delta.content)
+                        self._emit("model_delta", text=delta.content)
+                    for position, call in enumerate((delta.tool_calls if delta else None) or []):
+                        index = call.index if call.index is not None else position
+                        slot = calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
+                        slot["id"] = call.id or slot["id"]
+                        if call.function is not None:
+                            slot["name"] += call.function.name or ""
+                            slot["arguments"] += call.function.arguments or ""
+                    if choice.finish_reason:
+                        reply.finish_reason = choice.finish_reason
+        reply.text = "".join(text)
+        for n, index in enumerate(sorted(calls)):
+            slot = calls[index]
+            reply.actions.append(self._action(slot["name"], slot["arguments"], slot["id"], n))
+        reply.usage = self._usage(usage_raw)
+        return reply
+
+    @staticmethod
+    def _action(name: str, arguments: str | None, call_id: str | None, n: int) -> Action:
+        call_id = call_id or f"call_omni_{n}_{int(time.time() * 1000) % 10_000_000}"
+        try:
+            args = json.loads(arguments) if arguments and arguments.strip() else {}
+        except json.JSONDecodeError as exc:
+            return Action(name=name, args={"__invalid_json__": arguments or "", "__error__": str(exc)},
+                          call_id=call_id)
+        if not isinstance(args, dict):
+            return Action(name=name, args={"__invalid_json__": arguments or "",
+                                           "__error__": "arguments must be a JSON object"}, call_id=call_id)
+        return Action(name=name, args=args, call_id=call_id)

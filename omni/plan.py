@@ -1,0 +1,54 @@
+"""The plan: a short natural-language to-do list kept as state the model can revise."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel
+
+Status = Literal["pending", "in_progress", "done", "skipped"]
+_ITEM = re.compile(r"^\s*(?:\d+\s*[.):]|[-*•]|step\s+\d+\s*[.:)]?)\s*(.+?)\s*$", re.IGNORECASE)
+MARKS = {"pending": " ", "in_progress": ">", "done": "x", "skipped": "-"}
+MAX_STEPS = 8
+
+
+class PlanStep(BaseModel):
+    text: str
+    status: Status = "pending"
+
+
+class Plan(BaseModel):
+    steps: list[PlanStep]
+    version: int = 1
+
+    @classmethod
+    def parse(cls, text: str) -> Plan:
+        """A numbered or bulleted list from a model's reply; the first step starts in progress."""
+        steps = []
+        for line in text.splitlines():
+            match = _ITEM.match(line)
+            if match:
+                item = match.group(1).replace("**", "").strip()
+                if item and not item.endswith(":"):
+                    steps.append(PlanStep(text=item))
+        plan = cls(steps=steps[:MAX_STEPS])
+        if plan.steps:
+            plan.steps[0].status = "in_progress"
+        return plan
+
+    def render(self) -> str:
+        return "\n".join(f"{n}. [{MARKS[s.status]}] {s.text}" for n, s in enumerate(self.steps, 1))
+
+    def current(self) -> int | None:
+        for status in ("in_progress", "pending"):
+            for n, step in enumerate(self.steps):
+                if step.status == status:
+                    return n
+        return None
+
+    def replaced(self, steps: list[dict]) -> Plan:
+        new = Plan(steps=[PlanStep(**s) for s in steps], version=self.version + 1)
+        if new.current() is not None and not any(s.status == "in_progress" for s in new.steps):
+            new.steps[new.current()].status = "in_progress"
+        return new

@@ -1,0 +1,55 @@
+"""The run record: .omni/runs/<run-id>/ with events.jsonl (appended and flushed as the run goes),
+summary.json and diff.patch at the end. A crash or kill loses nothing already written."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+
+def new_run_id() -> str:
+    return datetime.now().strftime("%Y%m%d-%H%M%S-") + os.urandom(2).hex()
+
+
+class RunRecord:
+    def __init__(self, folder: Path):
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self._events = open(folder / "events.jsonl", "a", encoding="utf-8")
+        self._seq = 0
+
+    def emit(self, kind: str, **data: Any) -> None:
+        self._seq += 1
+        line = {"seq": self._seq, "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+                "kind": kind, **data}
+        if kind == "model_delta":  # streamed fragments are for the screen; the reply is recorded whole
+            return
+        self._events.write(json.dumps(line, default=str) + "\n")
+        self._events.flush()
+
+    def write(self, name: str, content: str | dict) -> Path:
+        path = self.folder / name
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        text = content if isinstance(content, str) else json.dumps(content, indent=2, default=str)
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+    def close(self) -> None:
+        self._events.close()
+
+
+class EventBus:
+    """Sends each event to every sink (run record, UI, JSON stream)."""
+
+    def __init__(self, *sinks):
+        self.sinks = list(sinks)
+        self.started = time.monotonic()
+
+    def emit(self, kind: str, **data: Any) -> None:
+        for sink in self.sinks:
+            sink.emit(kind, **data)

@@ -1,0 +1,76 @@
+"""Actions written as text, for models or servers without native tool calling.
+
+The prompt asks for one ```tool_call block holding {"name": ..., "arguments": {...}}. Parsing is
+lenient about the wrapper, because small models drift: ```json fences, <tool_call> tags, a bare
+JSON object, "tool"/"args"/"parameters" keys. It is strict about the content: one JSON object
+with a tool name and an object of arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from omni.results import Action
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z_]*)[ \t]*\n(.*?)```", re.DOTALL)
+_TAG = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
+_NAME_KEYS = ("name", "tool", "tool_name", "function")
+_ARG_KEYS = ("arguments", "args", "parameters", "input")
+
+
+class TextFormatError(ValueError):
+    pass
+
+
+def _candidates(text: str) -> list[str]:
+    found = [body for lang, body in _FENCE.findall(text) if lang.lower() in ("tool_call", "json", "")]
+    found += _TAG.findall(text)
+    if not found:
+        start = text.find("{")
+        if start != -1:
+            found.append(text[start:])
+    return found
+
+
+def _to_action(obj: Any, index: int) -> Action:
+    if not isinstance(obj, dict):
+        raise TextFormatError("the tool call must be a JSON object")
+    if isinstance(obj.get("function"), dict):  # OpenAI-shaped {"function": {"name", "arguments"}}
+        obj = obj["function"]
+    name = next((obj[k] for k in _NAME_KEYS if isinstance(obj.get(k), str)), None)
+    if not name:
+        raise TextFormatError('the tool call has no "name"')
+    args: Any = next((obj[k] for k in _ARG_KEYS if k in obj), {})
+    if isinstance(args, str):
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise TextFormatError(f'"arguments" is a string that is not valid JSON: {exc}') from exc
+    if not isinstance(args, dict):
+        raise TextFormatError('"arguments" must be a JSON object')
+    return Action(name=name, args=args, call_id=f"text_{index}")
+
+
+def parse_actions(text: str) -> list[Action]:
+    """Every tool call found in a reply, in order. Raises TextFormatError when there is none."""
+    decoder = json.JSONDecoder()
+    actions: list[Action] = []
+    problems: list[str] = []
+    for chunk in _candidates(text):
+        chunk = chunk.strip()
+        try:
+            obj, _ = decoder.raw_decode(chunk)
+        except json.JSONDecodeError as exc:
+            problems.append(f"invalid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})")
+            continue
+        try:
+            actions.append(_to_action(obj, len(actions)))
+        except TextFormatError as exc:
+            problems.append(str(exc))
+    if actions:
+        return actions
+    if problems:
+        raise TextFormatError("; ".join(problems))
+    raise TextFormatError("the reply contains no ```tool_call block")

@@ -1,0 +1,96 @@
+"""The host's view of the tools: schemas for the model and argument validation, both made from
+tools/specs.py, so what the model is told and what is checked cannot drift apart."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from omni.resources import data_dir
+from omni.results import Action, ToolResult
+
+
+def _load_specs():
+    name = "omni_tool_specs"  # private name: nothing called `tools` is imported on the host
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, data_dir("tools") / "specs.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _clean(schema: Any, defs: dict[str, Any]) -> Any:
+    """Inline $refs and drop pydantic's titles: shorter schemas for small context windows."""
+    if isinstance(schema, dict):
+        if "$ref" in schema:
+            return _clean(defs[schema["$ref"].split("/")[-1]], defs)
+        if "anyOf" in schema and len(schema["anyOf"]) == 2 and {"type": "null"} in schema["anyOf"]:
+            other = next(s for s in schema["anyOf"] if s != {"type": "null"})
+            merged = {k: v for k, v in schema.items() if k != "anyOf"} | _clean(other, defs)
+            return _clean(merged, defs)
+        return {k: _clean(v, defs) for k, v in schema.items() if k not in ("title", "$defs")}
+    if isinstance(schema, list):
+        return [_clean(item, defs) for item in schema]
+    return schema
+
+
+class Toolbox:
+    def __init__(self, exclude: tuple[str, ...] = ()):
+        specs = _load_specs()
+        self.models: dict[str, type[BaseModel]] = {
+            m.__name__: m for m in (*specs.SANDBOX_TOOLS, *specs.HOST_TOOLS) if m.__name__ not in exclude
+        }
+        self.host = {m.__name__ for m in specs.HOST_TOOLS}
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.models)
+
+    def schema(self, name: str) -> dict[str, Any]:
+        model = self.models[name]
+        raw = model.model_json_schema()
+        params = _clean(raw, raw.get("$defs", {}))
+        params.pop("description", None)
+        params.setdefault("properties", {})
+        return {"type": "function", "function": {
+            "name": name, "description": (model.__doc__ or "").strip(), "parameters": params}}
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [self.schema(name) for name in self.models]
+
+    def signatures(self) -> list[dict[str, str]]:
+        """One line per tool for text mode: name(param: type, opt?: type)."""
+        out = []
+        for name, model in self.models.items():
+            params = []
+            for field_name, field in model.model_fields.items():
+                kind = getattr(field.annotation, "__name__", None) or str(field.annotation).replace(
+                    "typing.", "")
+                params.append(f"{field_name}{'' if field.is_required() else '?'}: {kind}")
+            out.append({"name": name, "signature": ", ".join(params),
+                        "description": (model.__doc__ or "").strip()})
+        return out
+
+    def validate(self, action: Action) -> dict[str, Any] | ToolResult:
+        """The validated arguments, or a model-facing error result (nothing has run)."""
+        if action.name not in self.models:
+            return ToolResult.fail("unknown_tool", f"there is no tool named {action.name!r}. "
+                                   f"Valid tools: {', '.join(self.models)}.")
+        if "__invalid_json__" in action.args:
+            return ToolResult.fail("format_error", (
+                f"the arguments for {action.name} are not valid JSON ({action.args['__error__']}): "
+                f"{action.args['__invalid_json__'][:300]}\nExpected parameters: "
+                f"{self.schema(action.name)['function']['parameters']}"))
+        try:
+            return self.models[action.name].model_validate(action.args).model_dump(exclude_none=True)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or '(arguments)'}: {e['msg']}" for e in exc.errors())
+            return ToolResult.fail("invalid_arguments", (
+                f"invalid arguments for {action.name}: {problems}. Nothing ran.\nExpected parameters: "
+                f"{self.schema(action.name)['function']['parameters']}"))

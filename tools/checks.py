@@ -1,0 +1,156 @@
+"""Run things: lint (ruff), run_tests (pytest with a junit summary, or the repo's command), shell, git."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+from context import Context, result
+from workspace import ToolError, resolve
+
+TRACE_LINES = 12
+
+
+def _changed_files(ctx: Context) -> list[str]:
+    done = ctx.run(["git", "status", "--porcelain", "--untracked-files=all"], timeout=60)
+    files = []
+    for line in done.output.splitlines():
+        name = line[3:].split(" -> ")[-1].strip('"')
+        if name and (ctx.root / name).is_file():
+            files.append(name)
+    return files
+
+
+def lint(ctx: Context, paths: list[str] | None = None) -> dict:
+    targets = paths or [f for f in _changed_files(ctx) if f.endswith((".py", ".pyi"))]
+    if not targets:
+        return result(True, "no changed Python files to lint (pass paths to lint others)")
+    for path in targets:
+        resolve(ctx.root, path, kind="any")
+    done = ctx.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "json",
+                    "--exit-zero", "--", *targets], timeout=120)
+    start = done.output.find("[")
+    try:
+        findings = json.loads(done.output[start:]) if start != -1 else None
+    except json.JSONDecodeError:
+        findings = None
+    if findings is None:
+        return result(False, error=done.output.strip() or "ruff gave no output", failure="command_failed")
+    if not findings:
+        return result(True, f"ruff: no problems in {len(targets)} file(s)", problems=0)
+    lines = []
+    for item in findings:
+        rel = os.path.relpath(item["filename"], ctx.root)
+        fix = " (fixable)" if item.get("fix") else ""
+        lines.append(f"{rel}:{item['location']['row']}:{item['location']['column']}: "
+                     f"{item.get('code') or 'syntax'} {item['message']}{fix}")
+    return result(False, "\n".join(lines), error=f"ruff found {len(findings)} problem(s)",
+                  failure="lint_failed", problems=len(findings))
+
+
+def _junit_summary(path: str) -> dict | None:
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError):
+        return None
+    counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
+    failing = []
+    for case in root.iter("testcase"):
+        test_id = "::".join(filter(None, [case.get("classname", "").replace(".", "/") + ".py"
+                                          if case.get("classname") else "", case.get("name", "")]))
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error"):
+                outcome = "failed" if child.tag == "failure" else "errors"
+                trace = (child.text or "").strip().splitlines()
+                trimmed = trace[-TRACE_LINES:]
+                failing.append({"id": test_id, "kind": child.tag, "message": (child.get("message") or "")[:500],
+                                "trace": ("[...]\n" if len(trace) > TRACE_LINES else "") + "\n".join(trimmed)})
+            elif child.tag == "skipped":
+                outcome = "skipped"
+        counts[outcome] += 1
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    counts["duration_s"] = round(sum(float(s.get("time", 0) or 0) for s in suites), 3)
+    return {"counts": counts, "failing": failing}
+
+
+def run_tests(ctx: Context, selection: list[str] | None = None, timeout: int = 600) -> dict:
+    selection = selection or []
+    for item in selection:
+        resolve(ctx.root, item.split("::")[0], kind="any")
+    if ctx.test_command:
+        done = ctx.run(["bash", "-c", ctx.test_command + "".join(f" {s!r}" for s in selection)], timeout)
+        ok = done.exit_code == 0
+        return result(ok, done.output, error="" if ok else f"test command exited {done.exit_code}",
+                      failure="timeout" if done.timed_out else "tests_failed", exit_code=done.exit_code)
+    fd, junit = tempfile.mkstemp(prefix="omni-junit-", suffix=".xml")
+    os.close(fd)
+    try:
+        argv = [ctx.project_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no",
+                f"--junitxml={junit}", *selection]
+        done = ctx.run(argv, timeout)
+        if done.timed_out:
+            return result(False, done.output[-4000:], error=f"tests did not finish within {timeout}s; "
+                          "run a smaller selection", failure="timeout", duration_s=done.duration_s)
+        summary = _junit_summary(junit)
+    finally:
+        os.unlink(junit)
+    if summary is None or done.exit_code in (3, 4):
+        return result(False, done.output, error=f"pytest could not run (exit {done.exit_code})",
+                      failure="command_failed", exit_code=done.exit_code)
+    c = summary["counts"]
+    head = (f"pytest: {c['passed']} passed, {c['failed']} failed, {c['errors']} errors, "
+            f"{c['skipped']} skipped in {c['duration_s']}s")
+    if done.exit_code == 5:
+        return result(False, head, error="no tests were collected; check the selection or the test layout",
+                      failure="tests_failed", exit_code=5, summary=c)
+    blocks = [head]
+    for fail in summary["failing"][:10]:
+        blocks.append(f"\n{'FAILED' if fail['kind'] == 'failure' else 'ERROR'} {fail['id']}\n"
+                      f"  {fail['message']}\n{fail['trace']}")
+    if len(summary["failing"]) > 10:
+        blocks.append(f"\n[{len(summary['failing']) - 10} more failing tests not shown]")
+    text = "\n".join(blocks)
+    ok = done.exit_code == 0
+    return result(ok, text, error="" if ok else head, failure="tests_failed", exit_code=done.exit_code,
+                  summary=c, failing=[f["id"] for f in summary["failing"]])
+
+
+def shell(ctx: Context, command: str, timeout: int = 120) -> dict:
+    if not command.strip():
+        raise ToolError("command is empty")
+    done = ctx.run(["bash", "-c", command], timeout)
+    extra = {"exit_code": done.exit_code, "elided_bytes": done.elided_bytes, "duration_s": round(done.duration_s, 3)}
+    if done.timed_out:
+        return result(False, done.output, error=f"timed out after {timeout}s; the command and its children "
+                      "were killed", failure="timeout", **extra)
+    if done.cancelled:
+        return result(False, done.output, error="interrupted by the user", failure="command_failed", **extra)
+    if done.exit_code != 0:
+        return result(False, done.output, error=f"exit code {done.exit_code}", failure="command_failed", **extra)
+    return result(True, done.output or "(no output)", **extra)
+
+
+def git_status(ctx: Context) -> dict:
+    done = ctx.run(["git", "status", "--short", "--untracked-files=all"], timeout=60)
+    if done.exit_code != 0:
+        return result(False, error=done.output, failure="command_failed")
+    return result(True, done.output.strip() or "no changes since the run started")
+
+
+def git_diff(ctx: Context, path: str | None = None) -> dict:
+    argv = ["git", "diff", "--no-color", "HEAD"] + (["--", path] if path else [])
+    done = ctx.run(argv, timeout=60)
+    if done.exit_code != 0:
+        return result(False, error=done.output, failure="command_failed")
+    untracked = ctx.run(["git", "ls-files", "--others", "--exclude-standard"], timeout=60).output.split()
+    text = done.output
+    for name in untracked:
+        if path and not name.startswith(path):
+            continue
+        extra = ctx.run(["git", "diff", "--no-color", "--no-index", "/dev/null", name], timeout=60)
+        text += extra.output
+    return result(True, text.strip() or "no changes since the run started")

@@ -1,0 +1,58 @@
+"""What every tool gets: the workspace root, how to run a process there, and how to shape output."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import runner
+
+MODEL_OUTPUT_CHARS = 12_000
+
+
+@dataclass
+class Context:
+    root: Path
+    cancelled: Callable[[], bool] = lambda: False
+    project_python: str = field(default_factory=lambda: os.environ.get("OMNI_PROJECT_PYTHON", sys.executable))
+    test_command: str = field(default_factory=lambda: os.environ.get("OMNI_TEST_COMMAND", ""))
+
+    def run(self, argv: list[str], timeout: float, cap: int = runner.DEFAULT_CAP) -> runner.Completed:
+        return runner.run(argv, str(self.root), timeout, env=self.env(), cap=cap, cancelled=self.cancelled)
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+        env["GIT_PAGER"] = "cat"
+        env["PAGER"] = "cat"
+        env["TERM"] = "dumb"
+        return env
+
+    @staticmethod
+    def has(program: str) -> bool:
+        return shutil.which(program) is not None
+
+
+def clip(text: str, limit: int = MODEL_OUTPUT_CHARS) -> tuple[str, bool]:
+    """Keep the head and tail of long text for the model; say how much was cut."""
+    if len(text) <= limit:
+        return text, False
+    half = limit // 2
+    cut = len(text) - 2 * half
+    return f"{text[:half]}\n[... {cut} characters cut ...]\n{text[-half:]}", True
+
+
+def result(success: bool, output: str = "", error: str = "", failure: str | None = None, **details) -> dict:
+    output, cut_out = clip(output)
+    error, cut_err = clip(error)
+    out = {"success": success, "output": output, "error": error, "failure": None if success else failure}
+    for key in ("exit_code", "elided_bytes", "duration_s"):
+        if key in details:
+            out[key] = details.pop(key)
+    out["truncated"] = bool(cut_out or cut_err or out.get("elided_bytes"))
+    out["details"] = details
+    return out

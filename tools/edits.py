@@ -1,0 +1,143 @@
+"""Exact edits (replace, insert, create, delete) and the edit gate that every Python edit passes."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import sys
+import tempfile
+
+from context import Context, result
+from workspace import ToolError, read_text, resolve, write_atomic
+
+# Syntax errors and the pyflakes checks that mean "this code cannot run".
+FATAL_RULES = "E9,F63,F7,F82"
+
+
+def _fatal_problems(ctx: Context, texts: list[str], rel: str) -> list[list[dict]]:
+    """ruff's fatal findings for each text, checked as files named like rel."""
+    with tempfile.TemporaryDirectory(prefix="omni-gate-") as tmp:
+        paths = []
+        for n, text in enumerate(texts):
+            folder = os.path.join(tmp, str(n))
+            os.makedirs(folder)
+            path = os.path.join(folder, os.path.basename(rel))
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            paths.append(path)
+        done = ctx.run([sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select",
+                        FATAL_RULES, "--output-format", "json", "--exit-zero", *paths], timeout=60)
+        try:
+            findings = json.loads(done.output[done.output.find("["):] or "[]")
+        except json.JSONDecodeError:
+            findings = []
+        found: list[list[dict]] = [[] for _ in texts]
+        for item in findings:
+            for n, path in enumerate(paths):
+                if os.path.samefile(item["filename"], path):
+                    found[n].append(item)
+        return found
+
+
+def _key(item: dict) -> tuple[str, str]:
+    return (item.get("code") or "syntax", item.get("message", ""))
+
+
+def gated_write(ctx: Context, file, rel: str, before: str | None, after: str, what: str) -> dict:
+    """Write `after` unless it adds a syntax error or a fatal lint error to a Python file."""
+    if rel.endswith(".py"):
+        old, new = _fatal_problems(ctx, [before or "", after], rel)
+        remaining = [_key(i) for i in old]
+        introduced = []
+        for item in new:
+            if _key(item) in remaining:
+                remaining.remove(_key(item))
+            else:
+                introduced.append(item)
+        if introduced:
+            lines = after.splitlines()
+            report = []
+            for item in introduced[:5]:
+                row = item["location"]["row"]
+                code = item.get("code") or "syntax error"
+                report.append(f"{rel}:{row}:{item['location']['column']}: {code} {item['message']}")
+                for n in range(max(1, row - 2), min(len(lines), row + 2) + 1):
+                    report.append(f"  {'>' if n == row else ' '}{n:>5}| {lines[n - 1]}")
+            return result(False, failure="lint_failed", error=(
+                f"{what} was rolled back: it would add {len(introduced)} new error(s) to {rel}; "
+                "the file is unchanged.\n" + "\n".join(report)
+                + "\nFix these lines in your new text (indentation, brackets, undefined names) and try again."),
+                new_errors=len(introduced))
+    write_atomic(file, after)
+    return result(True, f"{what}: {rel} written ({len(after.splitlines())} lines)")
+
+
+def _nearest(text: str, old: str) -> str:
+    lines = text.splitlines()
+    want = old.strip("\n").splitlines() or [old]
+    size = len(want)
+    best, best_at = 0.0, 0
+    target = "\n".join(w.strip() for w in want)
+    for start in range(0, max(1, len(lines) - size + 1)):
+        window = "\n".join(w.strip() for w in lines[start:start + size])
+        ratio = difflib.SequenceMatcher(None, window, target, autojunk=False).ratio()
+        if ratio > best:
+            best, best_at = ratio, start
+    if best < 0.5:
+        return "No similar lines found: read_file the area you mean to change, then copy its exact text."
+    shown = "\n".join(f"{n + 1:>5}| {lines[n]}" for n in range(best_at, min(len(lines), best_at + size)))
+    hint = ("They match except for whitespace or indentation: copy them exactly."
+            if best > 0.98 else "Copy the exact current text from these lines into old_text.")
+    return f"Did you mean these lines ({best:.0%} similar)?\n{shown}\n{hint}"
+
+
+def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str) -> dict:
+    if old_text == "":
+        raise ToolError("old_text is empty: give the exact text to replace (use insert_lines or create_file to add)")
+    file = resolve(ctx.root, path)
+    text = read_text(file, path)
+    count = text.count(old_text)
+    if count == 0:
+        return result(False, failure="edit_failed",
+                      error=f"old_text was not found in {path}; nothing was written.\n{_nearest(text, old_text)}")
+    if count > 1:
+        starts, at = [], text.find(old_text)
+        while at != -1:
+            starts.append(text.count("\n", 0, at) + 1)
+            at = text.find(old_text, at + 1)
+        return result(False, failure="edit_failed", error=(
+            f"old_text occurs {count} times in {path} (at lines {', '.join(map(str, starts))}); nothing was "
+            "written. Include more surrounding lines in old_text so it matches exactly once."))
+    return gated_write(ctx, file, path, text, text.replace(old_text, new_text, 1), "replace_in_file")
+
+
+def insert_lines(ctx: Context, path: str, line: int, text: str) -> dict:
+    file = resolve(ctx.root, path)
+    current = read_text(file, path)
+    lines = current.splitlines(keepends=True)
+    if not 1 <= line <= len(lines) + 1:
+        raise ToolError(f"line must be between 1 and {len(lines) + 1} for {path} (it has {len(lines)} lines)")
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    block = text if text.endswith("\n") else text + "\n"
+    lines.insert(line - 1, block)
+    return gated_write(ctx, file, path, current, "".join(lines), f"insert at line {line}")
+
+
+def create_file(ctx: Context, path: str, content: str, overwrite: bool = False) -> dict:
+    file = resolve(ctx.root, path, must_exist=False)
+    if file.is_dir():
+        raise ToolError(f"{path} is a directory")
+    before = None
+    if file.exists():
+        if not overwrite:
+            raise ToolError(f"{path} already exists; use replace_in_file to change it, or overwrite=true")
+        before = read_text(file, path)
+    return gated_write(ctx, file, path, before, content, "create_file")
+
+
+def delete_file(ctx: Context, path: str) -> dict:
+    file = resolve(ctx.root, path)
+    file.unlink()
+    return result(True, f"deleted {path}")

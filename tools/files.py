@@ -1,0 +1,121 @@
+"""Find and read: list_files, find_files, search, read_file."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+
+from context import Context, result
+from workspace import ToolError, read_text, resolve
+
+SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".omni"}
+READ_PAGE_LINES = 400
+
+
+def _all_files(ctx: Context, base: str) -> list[str]:
+    """Files under base, relative to the root, honouring .gitignore (ripgrep, or git, or a walk)."""
+    if ctx.has("rg"):
+        done = ctx.run(["rg", "--files", "--hidden", "-g", "!.git", "--", base], timeout=60)
+        if done.exit_code in (0, 1):
+            return sorted(line.removeprefix("./") for line in done.output.splitlines() if line)
+    done = ctx.run(["git", "ls-files", "-co", "--exclude-standard", "--", base], timeout=60)
+    if done.exit_code == 0:
+        return sorted(line for line in done.output.splitlines() if line)
+    found = []
+    for dirpath, dirnames, filenames in os.walk(ctx.root / base):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
+        rel = os.path.relpath(dirpath, ctx.root)
+        found += [os.path.normpath(os.path.join(rel, f)) for f in filenames]
+    return sorted(found)
+
+
+def list_files(ctx: Context, path: str = ".", max_results: int = 200) -> dict:
+    resolve(ctx.root, path, kind="dir")
+    files = _all_files(ctx, path)
+    shown = files[:max_results]
+    more = len(files) - len(shown)
+    text = "\n".join(shown) or "(no files)"
+    if more:
+        text += f"\n[{more} more files not shown; pass a subdirectory as path to narrow]"
+    return result(True, text, total=len(files))
+
+
+def find_files(ctx: Context, pattern: str, path: str = ".", max_results: int = 200) -> dict:
+    resolve(ctx.root, path, kind="dir")
+    files = _all_files(ctx, path)
+    hits = [f for f in files if fnmatch.fnmatch(f, pattern) or fnmatch.fnmatch(os.path.basename(f), pattern)]
+    if not hits:
+        return result(False, error=f"no file matches {pattern!r} under {path}. Try a looser glob such as "
+                      f"'*{pattern.strip('*')}*', or list_files.", failure="tool_error")
+    more = len(hits) - max_results
+    text = "\n".join(hits[:max_results]) + (f"\n[{more} more matches not shown]" if more > 0 else "")
+    return result(True, text, total=len(hits))
+
+
+def search(ctx: Context, pattern: str, path: str = ".", glob: str | None = None,
+           ignore_case: bool = False, max_results: int = 50) -> dict:
+    if not pattern:
+        raise ToolError("pattern is empty: give a regular expression to search for")
+    resolve(ctx.root, path, kind="any")
+    try:
+        regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+    except re.error as exc:
+        raise ToolError(f"invalid regular expression {pattern!r}: {exc}. Escape special characters "
+                        "such as ( [ . * with a backslash.") from exc
+    if ctx.has("rg"):
+        argv = ["rg", "--line-number", "--no-heading", "--color", "never", "--hidden", "-g", "!.git",
+                "--max-columns", "300", "--max-columns-preview"]
+        if ignore_case:
+            argv.append("-i")
+        if glob:
+            argv += ["-g", glob]
+        done = ctx.run(argv + ["-e", pattern, "--", path], timeout=60)
+        if done.exit_code not in (0, 1):
+            return result(False, error=done.output.strip(), failure="tool_error", exit_code=done.exit_code)
+        lines = [line.removeprefix("./") for line in done.output.splitlines() if line]
+    else:
+        lines = []
+        for rel in _all_files(ctx, path):
+            if glob and not (fnmatch.fnmatch(rel, glob) or fnmatch.fnmatch(os.path.basename(rel), glob)):
+                continue
+            try:
+                text = read_text(ctx.root / rel, rel)
+            except (ToolError, OSError):
+                continue
+            lines += [f"{rel}:{n}:{line[:300]}" for n, line in enumerate(text.splitlines(), 1)
+                      if regex.search(line)]
+    if not lines:
+        return result(True, f"no matches for {pattern!r} under {path}", total=0)
+    shown = lines[:max_results]
+    text = "\n".join(shown)
+    if len(lines) > len(shown):
+        text += (f"\n[{len(lines) - len(shown)} more matches not shown; narrow with path, glob "
+                 "or a more specific pattern]")
+    return result(True, text, total=len(lines))
+
+
+def read_file(ctx: Context, path: str, start_line: int = 1, end_line: int | None = None) -> dict:
+    file = resolve(ctx.root, path)
+    size = file.stat().st_size
+    if size > 50 * 1024 * 1024:
+        raise ToolError(f"{path} is {size} bytes; too large to read. Use search to find the lines you need.")
+    data = file.read_bytes()
+    if b"\0" in data[:8192]:
+        raise ToolError(f"{path} is a binary file ({size} bytes); it cannot be read as text")
+    lines = data.decode("utf-8", "replace").splitlines()
+    total = len(lines)
+    if start_line < 1:
+        raise ToolError("start_line counts from 1")
+    if total == 0:
+        return result(True, f"{path} is empty", total_lines=0)
+    if start_line > total:
+        raise ToolError(f"{path} has only {total} lines; start_line {start_line} is past the end")
+    last = min(total, end_line if end_line else start_line + READ_PAGE_LINES - 1)
+    if last < start_line:
+        raise ToolError(f"end_line {end_line} is before start_line {start_line}")
+    width = len(str(last))
+    body = "\n".join(f"{n:>{width}}| {lines[n - 1]}" for n in range(start_line, last + 1))
+    if last < total:
+        body += f"\n[lines {last + 1}-{total} not shown; read on with start_line={last + 1}]"
+    return result(True, body, total_lines=total)

@@ -1,0 +1,180 @@
+"""Python-aware tools on libcst: outline, replace_symbol, delete_symbol, add_import.
+
+Edits go through libcst's concrete syntax tree, so formatting and comments outside the changed
+definition stay byte for byte as they were.
+"""
+
+from __future__ import annotations
+
+import difflib
+import textwrap
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from context import Context, result
+from edits import gated_write
+from workspace import ToolError, read_text, resolve
+
+Definition = (cst.FunctionDef, cst.ClassDef)
+
+
+def _parse(text: str, path: str) -> cst.Module:
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise ToolError(f"{path} does not parse as Python (line {exc.raw_line}): {exc.message}. "
+                        "Fix it with replace_in_file first.") from exc
+
+
+def _python_file(ctx: Context, path: str):
+    file = resolve(ctx.root, path)
+    if file.suffix not in (".py", ".pyi"):
+        raise ToolError(f"{path} is not a Python file; use read_file, search and replace_in_file for it")
+    return file, read_text(file, path)
+
+
+class _Collector(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self):
+        self.stack: list[str] = []
+        self.rows: list[tuple[str, str, int, int, int]] = []  # kind, qualname, start, end, depth
+
+    def _enter(self, node, kind: str) -> None:
+        pos = self.get_metadata(PositionProvider, node)
+        self.stack.append(node.name.value)
+        self.rows.append((kind, ".".join(self.stack), pos.start.line, pos.end.line, len(self.stack) - 1))
+
+    def visit_ClassDef(self, node):
+        self._enter(node, "class")
+
+    def leave_ClassDef(self, node):
+        self.stack.pop()
+
+    def visit_FunctionDef(self, node):
+        inside_class = len(self.rows) and self.stack and any(
+            r[1] == ".".join(self.stack) and r[0] == "class" for r in self.rows)
+        self._enter(node, "method" if inside_class else "def")
+
+    def leave_FunctionDef(self, node):
+        self.stack.pop()
+
+
+def _definitions(module: cst.Module) -> list[tuple[str, str, int, int, int]]:
+    collector = _Collector()
+    MetadataWrapper(module, unsafe_skip_copy=True).visit(collector)
+    return collector.rows
+
+
+def outline(ctx: Context, path: str) -> dict:
+    target = resolve(ctx.root, path, kind="any")
+    files = sorted(target.rglob("*.py")) if target.is_dir() else [target]
+    if target.is_file() and target.suffix not in (".py", ".pyi"):
+        raise ToolError(f"{path} is not a Python file; outline reads Python only (use search for others)")
+    parts, skipped = [], []
+    for file in files[:200]:
+        rel = file.relative_to(ctx.root).as_posix()
+        if any(p in (".git", ".venv", "venv", "node_modules") for p in file.parts):
+            continue
+        try:
+            rows = _definitions(_parse(read_text(file, rel), rel))
+        except ToolError as exc:
+            skipped.append(f"{rel}: {exc}")
+            continue
+        lines = [f"{'    ' * depth}{kind} {name}  [{start}-{end}]" for kind, name, start, end, depth in rows]
+        parts.append(f"{rel}\n" + ("\n".join(lines) if lines else "    (no classes or functions)"))
+    text = "\n".join(parts) or "(no Python files)"
+    if len(files) > 200:
+        text += f"\n[{len(files) - 200} more files not shown; outline a subdirectory]"
+    if skipped:
+        text += "\nNot parsed:\n" + "\n".join(skipped)
+    return result(True, text, files=len(parts))
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, qualname: str, new: list[cst.BaseStatement] | None):
+        self.qualname, self.new, self.stack, self.hits = qualname, new, [], 0
+
+    def _visit(self, node) -> bool:
+        self.stack.append(node.name.value)
+        return True
+
+    def _leave(self, original, updated):
+        here = ".".join(self.stack)
+        self.stack.pop()
+        if here != self.qualname:
+            return updated
+        self.hits += 1
+        if self.new is None:
+            return cst.RemoveFromParent()
+        first = self.new[0]
+        if not first.leading_lines and original.leading_lines:
+            first = first.with_changes(leading_lines=original.leading_lines)  # keep comments above
+        return cst.FlattenSentinel([first, *self.new[1:]])
+
+    visit_ClassDef = visit_FunctionDef = _visit
+    leave_ClassDef = leave_FunctionDef = _leave
+
+
+def _not_found(module: cst.Module, symbol: str, path: str) -> ToolError:
+    names = [row[1] for row in _definitions(module)]
+    close = difflib.get_close_matches(symbol, names, n=5, cutoff=0.4) or names[:10]
+    return ToolError(f"no class or function named {symbol!r} in {path}. "
+                     f"Nearest names: {', '.join(close) or '(none defined)'}. Use outline to see them all.")
+
+
+def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: str) -> dict:
+    file, text = _python_file(ctx, path)
+    module = _parse(text, path)
+    new = None
+    if new_source is not None:
+        if not new_source.strip():
+            raise ToolError("new_source is empty; use delete_symbol to remove a definition")
+        try:
+            new = list(cst.parse_module(textwrap.dedent(new_source).strip("\n") + "\n").body)
+        except cst.ParserSyntaxError as exc:
+            return result(False, failure="lint_failed", error=(
+                f"new_source is not valid Python (line {exc.raw_line}, column {exc.raw_column}): "
+                f"{exc.message}. Nothing was written."))
+        if not any(isinstance(s, Definition) for s in new):
+            raise ToolError("new_source must hold the whole new definition, starting with def or class")
+    transformer = _Replace(symbol, new)
+    updated = module.visit(transformer)
+    if transformer.hits == 0:
+        raise _not_found(module, symbol, path)
+    return gated_write(ctx, file, path, text, updated.code, f"{what} {symbol}")
+
+
+def replace_symbol(ctx: Context, path: str, symbol: str, new_source: str) -> dict:
+    return _apply(ctx, path, symbol, new_source, "replace_symbol")
+
+
+def delete_symbol(ctx: Context, path: str, symbol: str) -> dict:
+    return _apply(ctx, path, symbol, None, "delete_symbol")
+
+
+def add_import(ctx: Context, path: str, statement: str) -> dict:
+    file, text = _python_file(ctx, path)
+    module = _parse(text, path)
+    try:
+        parsed = cst.parse_statement(statement.strip() + "\n")
+    except cst.ParserSyntaxError as exc:
+        raise ToolError(f"{statement!r} is not a Python statement: {exc.message}") from exc
+    if not (isinstance(parsed, cst.SimpleStatementLine)
+            and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in parsed.body)):
+        raise ToolError("statement must be an import, e.g. 'import os' or 'from pathlib import Path'")
+    wanted = module.code_for_node(parsed).strip()
+    if any(module.code_for_node(s).strip() == wanted for s in module.body):
+        return result(True, f"{path} already has `{wanted}`; nothing to do")
+    body = list(module.body)
+    at = 0
+    for n, stmt in enumerate(body):
+        is_import = isinstance(stmt, cst.SimpleStatementLine) and all(
+            isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+        is_docstring = n == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(
+            stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.SimpleString)
+        if is_import or is_docstring:
+            at = n + 1
+    body.insert(at, parsed)
+    return gated_write(ctx, file, path, text, module.with_changes(body=body).code, f"add_import `{wanted}`")

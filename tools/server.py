@@ -1,0 +1,125 @@
+"""The tool server: runs inside the sandbox and answers one JSON request per connection on a Unix
+socket, so a tool call costs a socket round trip instead of a `docker exec`.
+
+Request:  {"tool": "read_file", "args": {...}}\n
+Response: {"success": ..., "output": ..., "error": ..., "failure": ..., ...}\n
+The host validates arguments against the schemas before sending; this side still never lets an
+exception escape as anything but a result. Closing the connection cancels a running command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import socket
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import checks  # noqa: E402
+import edits  # noqa: E402
+import files  # noqa: E402
+import python_tools  # noqa: E402
+from context import Context, result  # noqa: E402
+from workspace import ToolError  # noqa: E402
+
+TOOLS = {
+    "list_files": files.list_files,
+    "find_files": files.find_files,
+    "search": files.search,
+    "read_file": files.read_file,
+    "outline": python_tools.outline,
+    "replace_in_file": edits.replace_in_file,
+    "insert_lines": edits.insert_lines,
+    "create_file": edits.create_file,
+    "delete_file": edits.delete_file,
+    "replace_symbol": python_tools.replace_symbol,
+    "delete_symbol": python_tools.delete_symbol,
+    "add_import": python_tools.add_import,
+    "lint": checks.lint,
+    "run_tests": checks.run_tests,
+    "shell": checks.shell,
+    "git_status": checks.git_status,
+    "git_diff": checks.git_diff,
+    "noop": lambda ctx: result(True, ""),
+}
+
+
+def call(root: Path, name: str, args: dict, cancelled=lambda: False) -> dict:
+    started = time.monotonic()
+    if name == "__list__":
+        return result(True, "\n".join(sorted(TOOLS)))
+    tool = TOOLS.get(name)
+    if tool is None:
+        return result(False, error=f"unknown tool {name!r}; known: {', '.join(sorted(TOOLS))}",
+                      failure="unknown_tool")
+    try:
+        out = tool(Context(root=root, cancelled=cancelled), **args)
+    except ToolError as exc:
+        out = result(False, error=str(exc), failure=exc.failure)
+    except TypeError as exc:
+        out = result(False, error=f"bad arguments for {name}: {exc}", failure="invalid_arguments")
+    except Exception as exc:  # a tool bug must still come back as a result
+        out = result(False, error=f"{name} crashed: {type(exc).__name__}: {exc}\n"
+                     + traceback.format_exc(limit=4), failure="tool_error")
+    out.setdefault("duration_s", round(time.monotonic() - started, 4))
+    return out
+
+
+def _peer_closed(conn: socket.socket) -> bool:
+    readable, _, _ = select.select([conn], [], [], 0)
+    if not readable:
+        return False
+    try:
+        return conn.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
+
+
+def _serve_one(conn: socket.socket, root: Path) -> None:
+    with conn:
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            data += chunk
+        try:
+            request = json.loads(data)
+            name, args = request["tool"], request.get("args") or {}
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            reply = result(False, error=f"bad request: {exc}", failure="sandbox_error")
+        else:
+            reply = call(root, name, args, cancelled=lambda: _peer_closed(conn))
+        try:
+            conn.sendall(json.dumps(reply).encode() + b"\n")
+        except OSError:
+            pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--socket", required=True)
+    parser.add_argument("--root", required=True)
+    opts = parser.parse_args()
+    root = Path(opts.root).resolve()
+    if os.path.exists(opts.socket):
+        os.unlink(opts.socket)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(opts.socket + ".tmp")
+    os.chmod(opts.socket + ".tmp", 0o777)
+    os.rename(opts.socket + ".tmp", opts.socket)  # appears only when ready to accept
+    server.listen(16)
+    while True:
+        conn, _ = server.accept()
+        threading.Thread(target=_serve_one, args=(conn, root), daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()

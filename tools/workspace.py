@@ -1,0 +1,66 @@
+"""Paths inside the workspace only, atomic writes, and text reading with a clear word for binaries."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+class ToolError(Exception):
+    """A model-facing failure: the message says what was wrong and what to do instead."""
+
+    def __init__(self, message: str, failure: str = "tool_error"):
+        super().__init__(message)
+        self.failure = failure
+
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+
+
+def resolve(root: Path, path: str, must_exist: bool = True, kind: str = "file") -> Path:
+    if not isinstance(path, str) or not path.strip():
+        raise ToolError("path is empty: give a path relative to the repository root, e.g. src/app.py")
+    if os.path.isabs(path):
+        raise ToolError(f"{path!r} is absolute: give a path relative to the repository root")
+    candidate = root / path
+    real = Path(os.path.realpath(candidate))
+    if real != root and root not in real.parents:
+        raise ToolError(f"{path!r} points outside the repository; only files inside it can be used")
+    parts = Path(path).parts
+    if parts and parts[0] == ".git":
+        raise ToolError(".git is not open to tools; use git_status or git_diff")
+    if must_exist and not candidate.exists():
+        raise ToolError(f"{path} does not exist. Use list_files or find_files to find the right path.")
+    if must_exist and kind == "file" and candidate.is_dir():
+        raise ToolError(f"{path} is a directory, not a file. Use list_files to see what it holds.")
+    if must_exist and kind == "dir" and not candidate.is_dir():
+        raise ToolError(f"{path} is a file, not a directory.")
+    return candidate
+
+
+def read_text(file: Path, rel: str) -> str:
+    size = file.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise ToolError(f"{rel} is {size} bytes, too large to handle whole; read it with start_line/end_line")
+    data = file.read_bytes()
+    if b"\0" in data[:8192]:
+        raise ToolError(f"{rel} is a binary file; it cannot be read or edited as text")
+    return data.decode("utf-8", "replace")
+
+
+def write_atomic(file: Path, text: str) -> None:
+    """Write via a temp file and rename, so a kill never leaves a torn file; keeps the mode."""
+    file.parent.mkdir(parents=True, exist_ok=True)
+    mode = file.stat().st_mode & 0o7777 if file.exists() else None
+    fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".omni-tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, file)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
