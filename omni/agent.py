@@ -134,10 +134,10 @@ class Agent:
 
     # ---- one step ---------------------------------------------------------------------------------
     def step(self) -> None:
+        prompt = self.correction or self.step_prompt()  # budget counts this step as still available
+        self.correction = None
         self.steps += 1
         self.events.emit("step", n=self.steps, max=self.config.max_steps, plan_step=self.plan.current())
-        prompt = self.correction or self.step_prompt()
-        self.correction = None
         reply = self.ask(prompt)
         action = None if reply.format_error else reply.actions[0]
         if action is None:
@@ -186,7 +186,7 @@ class Agent:
             self.events.emit("model_text", text=text)
 
     def step_prompt(self) -> str:
-        note = getattr(self.sandbox, "install_note", "") if self.steps == 1 else ""
+        note = getattr(self.sandbox, "install_note", "") if self.steps == 0 else ""
         guidance, self.guidance = self.guidance, ""
         return self.prompts.render("step", goal=self.goal, plan=self.plan.render(), note=note,
                                    guidance=guidance, **self.budget())
@@ -206,8 +206,10 @@ class Agent:
         if action.name in self.toolbox.host:
             return getattr(self, f"tool_{action.name}")(**args)
         timeout = float(args.get("timeout", self.config.tool_timeout))
-        if self.config.timeout is not None:
+        if self.config.timeout is not None:  # no command outlives the run's wall-clock limit
             timeout = max(1.0, min(timeout, self.config.timeout - (time.monotonic() - self.started)))
+        if "timeout" in self.toolbox.models[action.name].model_fields:
+            args["timeout"] = max(1, int(timeout + 0.999))
         try:
             return self.sandbox.run_tool(action.name, args, timeout)
         except (KeyboardInterrupt, StopRun):

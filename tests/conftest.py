@@ -1,0 +1,114 @@
+"""Shared fixtures: real git repos in temp dirs, the scripted OpenAI-compatible server over real HTTP,
+the omni CLI as a subprocess, and a real Docker engine (skipped only where none runs, and never in CI)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from omni.fake_server import FakeOpenAI
+
+GIT_ID = ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
+SECRET_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENROUTER_API_KEY", "OLLAMA_HOST",
+              "OMNI_MODEL", "OMNI_PLANNER_MODEL")
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *GIT_ID, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def make_repo(path: Path, files: dict[str, str], commit: bool = True) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    for name, text in files.items():
+        target = path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    if commit:
+        git(path, "add", "-A")
+        git(path, "commit", "-qm", "initial")
+    return path
+
+
+CALC = {
+    "calc.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+    "test_calc.py": "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\n"
+                    "def test_mul():\n    assert mul(2, 3) == 6\n",
+}
+
+
+@pytest.fixture
+def calc_repo(tmp_path) -> Path:
+    return make_repo(tmp_path / "repo", CALC)
+
+
+@pytest.fixture
+def fake():
+    with FakeOpenAI() as server:
+        yield server
+
+
+def docker_ready() -> bool:
+    try:
+        import docker
+
+        client = docker.from_env(timeout=10)
+        client.ping()
+        client.images.get(os.environ.get("OMNI_SANDBOX_IMAGE", "omni-sandbox:0.1.0"))
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def docker_engine():
+    if not docker_ready():
+        if os.environ.get("OMNI_REQUIRE_DOCKER") == "1":
+            pytest.fail("OMNI_REQUIRE_DOCKER=1 but no Docker engine with the sandbox image answers")
+        pytest.skip("no Docker engine with the omni sandbox image (run `omni sandbox build`)")
+    import docker
+
+    return docker.from_env()
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in SECRET_ENV}
+    env.update(extra)
+    return env
+
+
+class OmniRun:
+    def __init__(self, proc: subprocess.CompletedProcess, cwd: Path):
+        self.proc, self.cwd = proc, cwd
+        self.code, self.stdout, self.stderr = proc.returncode, proc.stdout, proc.stderr
+
+    @property
+    def run_dir(self) -> Path:
+        runs = sorted((self.cwd / ".omni" / "runs").iterdir())
+        assert len(runs) == 1, runs
+        return runs[0]
+
+    def events(self) -> list[dict]:
+        return [json.loads(line) for line in (self.run_dir / "events.jsonl").read_text().splitlines()]
+
+    def kinds(self) -> list[str]:
+        return [e["kind"] for e in self.events()]
+
+    def summary(self) -> dict:
+        return json.loads((self.run_dir / "summary.json").read_text())
+
+
+def run_omni(cwd: Path, *args: str, fake: FakeOpenAI | None = None, sandbox: str = "docker",
+             tool_mode: str = "native", timeout: float = 180, input: str | None = None, env=None) -> OmniRun:
+    argv = [sys.executable, "-m", "omni.cli"]
+    if fake is not None:
+        argv += ["--base-url", fake.base_url, "--model", "fake-model", "--tool-mode", tool_mode,
+                 "--sandbox", sandbox]
+    proc = subprocess.run(argv + list(args), cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          input=input, env=env or clean_env())
+    return OmniRun(proc, cwd)

@@ -1,0 +1,200 @@
+"""The loop end to end: the omni CLI as a subprocess, the scripted model over HTTP, real tools."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import git, run_omni
+
+PLAN = {"text": "1. Read calc.py\n2. Fix add\n3. Run the tests"}
+FIX = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "    return a - b",
+                                          "new_text": "    return a + b"}}
+FINISH = {"tool": "finish", "args": {"summary": "add() now adds"}}
+
+
+def last_user_text(request: dict) -> str:
+    return request["messages"][-1]["content"]
+
+
+@pytest.mark.docker
+def test_plan_fail_correct_finish_in_docker(calc_repo, fake, docker_engine):
+    bad_edit = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a + b",
+                                                   "new_text": "return a * b"}}
+    fake.add(PLAN, {"tool": "read_file", "args": {"path": "calc.py"}}, bad_edit, FIX,
+             {"tool": "run_tests", "args": {}}, FINISH)
+    run = run_omni(calc_repo, "--yes", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+
+    # The correction prompt that reached the server: goal, plan, the failed action and the exact error.
+    correction = last_user_text(fake.requests[3])
+    assert "Goal: make add() return the sum" in correction
+    assert "1. [>] Read calc.py\n2. [ ] Fix add\n3. [ ] Run the tests" in correction
+    assert 'Action: replace_in_file {"path": "calc.py", "old_text": "return a + b", "new_text": "return a * b"}' \
+        in correction
+    assert "Failure: edit_failed" in correction
+    assert "old_text was not found in calc.py; nothing was written." in correction
+    assert "    2|     return a - b" in correction  # the near-miss hint
+    assert "retry with a fix, use a different tool" in correction
+    # The failed call and its error are in the history as a tool message too.
+    tool_msgs = [m for m in fake.requests[3]["messages"] if m["role"] == "tool"]
+    assert "FAILED" in tool_msgs[-1]["content"]
+
+    assert (calc_repo / "calc.py").read_text().startswith("def add(a, b):\n    return a + b\n")
+    kinds = run.kinds()
+    for kind in ("plan", "step", "action", "observation", "correction", "usage", "status", "summary"):
+        assert kind in kinds, kind
+    assert kinds.index("plan") < kinds.index("action") < kinds.index("correction")
+    observations = [e for e in run.events() if e["kind"] == "observation"]
+    assert [o["success"] for o in observations] == [True, False, True, True]
+    assert observations[1]["failure"] == "edit_failed"
+    assert observations[3]["output"].startswith("pytest: 2 passed, 0 failed")
+    summary = run.summary()
+    assert summary["status"] == "finished" and summary["applied"] is True and summary["steps"] == 5
+    assert summary["usage"]["prompt_tokens"] == 600 and summary["changed_files"][0]["path"] == "calc.py"
+    assert "+    return a + b" in (run.run_dir / "diff.patch").read_text()
+    assert git(calc_repo, "status", "--porcelain").strip() == "M calc.py"  # .omni is ignored by itself
+
+
+def test_text_mode_trajectory_with_streaming(calc_repo, fake):
+    def call(name, **args):
+        return {"text": f"Next step.\n```tool_call\n{json.dumps({'name': name, 'arguments': args})}\n```"}
+
+    fake.add(PLAN, call("read_file", path="calc.py"), {"text": "I am not sure what to do."},
+             call("replace_in_file", path="calc.py", old_text="    return a - b", new_text="    return a + b"),
+             call("finish", summary="fixed"))
+    run = run_omni(calc_repo, "--yes", "fix add", fake=fake, sandbox="local", tool_mode="text")
+    assert run.code == 0, run.stdout
+    assert all("tools" not in r for r in fake.requests)
+    system = fake.requests[1]["messages"][0]["content"]
+    assert "```tool_call" in system and "replace_symbol(" in system
+    correction = last_user_text(fake.requests[3])
+    assert "Failure: format_error" in correction and "```tool_call block" in correction
+    roles = [m["role"] for m in fake.requests[4]["messages"]]
+    assert all(a != b for a, b in zip(roles[1:], roles[2:])), roles
+    assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_unknown_tool_and_bad_arguments_get_model_facing_errors(calc_repo, fake):
+    fake.add(PLAN, {"tool": "rm_rf", "args": {"path": "/"}},
+             {"tool": "read_file", "args": {"path": "calc.py", "colour": "red"}},
+             {"tool": "read_file", "args": '{"path": "calc.py"'}, {"text": "1. Use real tools"},
+             {"tool": "create_file", "args": {"path": "x.py"}}, FINISH)
+    run = run_omni(calc_repo, "--yes", "--max-steps", "10", "look around", fake=fake, sandbox="local")
+    assert run.code == 0
+    assert "The current plan is not working" in fake.requests[4]["messages"][0]["content"]
+    unknown, extra, broken, missing = (last_user_text(fake.requests[n]) for n in (2, 3, 5, 6))
+    assert "Failure: unknown_tool" in unknown and "Valid tools: list_files, find_files" in unknown
+    assert "Failure: invalid_arguments" in extra and "colour: Extra inputs are not permitted" in extra
+    assert "Failure: format_error" in broken and "not valid JSON" in broken
+    assert "content: Field required" in missing and "'required': ['path', 'content']" in missing
+    assert not (calc_repo / "x.py").exists()
+
+
+def test_several_calls_run_only_the_first(calc_repo, fake):
+    fake.add(PLAN, {"calls": [{"tool": "read_file", "args": {"path": "calc.py"}},
+                              {"tool": "delete_file", "args": {"path": "calc.py"}}]}, FINISH)
+    run = run_omni(calc_repo, "--yes", "look", fake=fake, sandbox="local")
+    assert run.code == 0
+    tool_msg = [m for m in fake.requests[2]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "only the first (read_file) ran" in tool_msg and "delete_file(path=calc.py)" in tool_msg
+    assert (calc_repo / "calc.py").exists()
+    assert [e["tool"] for e in run.events() if e["kind"] == "action"] == ["read_file", "finish"]
+
+
+def test_repeat_is_refused_and_failures_trigger_a_replan(calc_repo, fake):
+    same = {"tool": "shell", "args": {"command": "false"}}
+    fake.add(PLAN, same, same, same, {"text": "1. Try another way\n2. Finish"}, FINISH)
+    run = run_omni(calc_repo, "--yes", "do it", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    observations = [e for e in run.events() if e["kind"] == "observation"]
+    assert [o["failure"] for o in observations[:3]] == ["command_failed", "command_failed", "repeated"]
+    assert "already failed twice" in observations[2]["error"]
+    assert "Change your approach" in last_user_text(fake.requests[5])
+    replan_request = fake.requests[4]["messages"][0]["content"]
+    assert "The current plan is not working" in replan_request and "shell(command=false)" in replan_request
+    plans = [e for e in run.events() if e["kind"] == "plan"]
+    assert [p["reason"] for p in plans] == ["initial", "replan"] and plans[1]["version"] == 2
+
+
+def test_three_format_errors_in_a_row_stop_the_run(calc_repo, fake):
+    fake.add(PLAN, {"text": "hmm"}, {"text": "well"}, {"text": "so"})
+    run = run_omni(calc_repo, "--yes", "do it", fake=fake, sandbox="local")
+    assert run.code == 1
+    assert run.summary()["status"] == "format_errors"
+    assert "3 unreadable replies in a row" in run.summary()["message"]
+
+
+def test_step_limit_stops_with_exit_3(calc_repo, fake):
+    fake.add(PLAN, *[{"tool": "list_files", "args": {"max_results": n}} for n in range(1, 4)])
+    run = run_omni(calc_repo, "--yes", "--max-steps", "3", "loop", fake=fake, sandbox="local")
+    assert run.code == 3 and run.summary()["status"] == "limit_steps"
+    assert "Budget left: 1 steps." in last_user_text(fake.requests[3])
+
+
+def test_time_limit_stops_with_exit_3(calc_repo, fake):
+    fake.add(PLAN, {"tool": "shell", "args": {"command": "sleep 30", "timeout": 60}}, FINISH)
+    run = run_omni(calc_repo, "--yes", "--timeout", "2", "wait", fake=fake, sandbox="local")
+    assert run.code == 3 and run.summary()["status"] == "limit_time"
+    assert run.summary()["wall_s"] < 20
+
+
+def test_cost_limit_stops_with_exit_3(calc_repo, fake):
+    usage = {"prompt_tokens": 400_000, "completion_tokens": 0}
+    fake.add(PLAN, {"tool": "list_files", "args": {}, "usage": usage}, FINISH)
+    argv = ["--base-url", fake.base_url, "--model", "gpt-4o-mini", "--tool-mode", "native", "--sandbox", "local",
+            "--yes", "--max-cost", "0.05", "spend"]
+    run = run_omni(calc_repo, *argv)
+    assert run.code == 3 and run.summary()["status"] == "limit_cost"
+
+
+def test_context_overflow_condenses_and_sends_a_different_request(calc_repo, fake):
+    reads = [{"tool": "read_file", "args": {"path": "calc.py", "start_line": n}} for n in (1, 2, 3, 4)]
+    fake.add(PLAN, *reads, {"status": 400, "error": "maximum context length is 4096 tokens"}, FINISH)
+    run = run_omni(calc_repo, "--yes", "read", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    overflowed, retried = fake.requests[5], fake.requests[6]
+    assert retried != overflowed and len(retried["messages"]) < len(overflowed["messages"])
+    goal_msg = retried["messages"][1]["content"]
+    assert "Goal: read" in goal_msg and "condensed" in goal_msg and "read_file(path=calc.py, start_line=1)" in goal_msg
+    assert "1. [>] Read calc.py" in last_user_text(retried)
+    assert "condensed" in run.kinds()
+
+
+def test_ask_user_without_a_terminal_never_waits(calc_repo, fake):
+    fake.add(PLAN, {"tool": "ask_user", "args": {"question": "Tabs or spaces?"}}, FINISH)
+    run = run_omni(calc_repo, "look", fake=fake, sandbox="local", timeout=60)
+    assert run.code == 0
+    assert "No user is available: choose the most reasonable option" in \
+        [m for m in fake.requests[2]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert run.summary()["assumptions"] == ["Tabs or spaces?"]
+    assert [e["kind"] for e in run.events() if e["kind"] in ("question", "answer")] == ["question", "answer"]
+
+
+def test_update_plan_and_planner_model(calc_repo, fake):
+    fake.add(PLAN, {"tool": "update_plan", "args": {"steps": [
+        {"text": "Read calc.py", "status": "done"}, {"text": "Fix add", "status": "in_progress"}]}}, FINISH)
+    run = run_omni(calc_repo, "--yes", "--planner-model", "big-planner", "plan", fake=fake, sandbox="local")
+    assert run.code == 0
+    assert fake.requests[0]["model"] == "big-planner" and fake.requests[1]["model"] == "fake-model"
+    assert "1. [x] Read calc.py\n2. [>] Fix add" in last_user_text(fake.requests[2])
+
+
+def test_without_yes_or_terminal_the_users_tree_is_left_alone(calc_repo, fake):
+    (calc_repo / "calc.py").write_text((calc_repo / "calc.py").read_text() + "# my uncommitted note\n")
+    (calc_repo / "notes.txt").write_text("untracked, mine\n")
+    before = {p: (calc_repo / p).read_bytes() for p in ("calc.py", "notes.txt", "test_calc.py")}
+    fake.add(PLAN, FIX, FINISH)
+    run = run_omni(calc_repo, "fix", fake=fake, sandbox="local")
+    assert run.code == 0
+    assert {p: (calc_repo / p).read_bytes() for p in before} == before
+    summary = run.summary()
+    assert summary["applied"] is False and f"omni apply {summary['run_id']}" in run.stdout
+    diff = (run.run_dir / "diff.patch").read_text()
+    assert "+    return a + b" in diff and "my uncommitted note" not in diff  # seeded, not a change
+    branch_file = git(calc_repo, "show", f"{summary['branch']}:calc.py")
+    assert "return a + b" in branch_file and "# my uncommitted note" in branch_file
+    applied = run_omni(calc_repo, "apply", summary["run_id"][:12])
+    assert applied.code == 0, applied.stdout + applied.stderr
+    assert (calc_repo / "calc.py").read_text() == before["calc.py"].decode().replace("a - b", "a + b")

@@ -1,0 +1,140 @@
+"""Pure pieces: the text-mode parser, endpoint resolution, prompt templates, the plan, the conversation."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from omni.config import OPENROUTER_URL, resolve_endpoint, resolve_models
+from omni.conversation import Conversation
+from omni.errors import UsageError
+from omni.failures import CLASSES, FailureTracker
+from omni.plan import Plan
+from omni.prompts import PromptError, Prompts
+from omni.results import Action, ToolResult
+from omni.textmode import TextFormatError, parse_actions
+
+
+# ---- text mode --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text", [
+    '```tool_call\n{"name": "read_file", "arguments": {"path": "a.py"}}\n```',
+    'Let me look.\n```json\n{"name": "read_file", "arguments": {"path": "a.py"}}\n```\n',
+    '<tool_call>{"name": "read_file", "arguments": {"path": "a.py"}}</tool_call>',
+    '{"tool": "read_file", "args": {"path": "a.py"}}',
+    '```\n{"function": {"name": "read_file", "arguments": "{\\"path\\": \\"a.py\\"}"}}\n```',
+])
+def test_text_parser_accepts_common_wrappers(text):
+    assert [(a.name, a.args) for a in parse_actions(text)] == [("read_file", {"path": "a.py"})]
+
+
+def test_text_parser_keeps_every_call_in_order():
+    text = '```tool_call\n{"name": "a", "arguments": {}}\n```\n```tool_call\n{"name": "b", "arguments": {}}\n```'
+    assert [a.name for a in parse_actions(text)] == ["a", "b"]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("I would change add().", "no ```tool_call block"),
+    ('```tool_call\n{"name": "read_file", "arguments": {"path": \n```', "invalid JSON"),
+    ('```tool_call\n{"arguments": {}}\n```', 'no "name"'),
+    ('```tool_call\n{"name": "x", "arguments": [1]}\n```', "must be a JSON object"),
+])
+def test_text_parser_errors_say_what_is_wrong(text, message):
+    with pytest.raises(TextFormatError, match=message):
+        parse_actions(text)
+
+
+# ---- endpoints ----------------------------------------------------------------------------------------
+def test_endpoint_precedence_flags_over_env():
+    env = {"OPENAI_BASE_URL": "http://env/v1", "OPENAI_API_KEY": "envkey"}
+    assert resolve_endpoint("http://flag/v1/", "flagkey", env) == ("http://flag/v1", "flagkey", {})
+    assert resolve_endpoint(None, None, env) == ("http://env/v1", "envkey", {})
+    assert resolve_endpoint(None, None, {"OPENAI_API_BASE": "http://old/v1"})[0] == "http://old/v1"
+
+
+def test_openrouter_selects_url_and_sends_attribution_headers():
+    url, key, headers = resolve_endpoint(None, None, {"OPENROUTER_API_KEY": "or-key"})
+    assert (url, key) == (OPENROUTER_URL, "or-key")
+    assert headers["X-Title"] == "omni" and "HTTP-Referer" in headers
+
+
+@pytest.mark.parametrize("host,url", [("127.0.0.1:11434", "http://127.0.0.1:11434/v1"),
+                                      ("http://gpu-box", "http://gpu-box:11434/v1")])
+def test_ollama_host(host, url):
+    assert resolve_endpoint(None, None, {"OLLAMA_HOST": host})[:2] == (url, "sk-no-key-needed")
+
+
+def test_openai_alone_needs_a_key_and_a_model():
+    with pytest.raises(UsageError, match="No model is configured"):
+        resolve_endpoint(None, None, {})
+    args = SimpleNamespace(model=None, base_url=None, api_key="k", tool_mode="auto", no_stream=False,
+                           request_timeout=600, planner_model=None)
+    with pytest.raises(UsageError, match="--model NAME"):
+        resolve_models(args, {})
+    args.model, args.planner_model = "gpt-4o-mini", "gpt-4o"
+    action, planner = resolve_models(args, {})
+    assert action.base_url == "https://api.openai.com/v1" and planner.model == "gpt-4o"
+
+
+# ---- prompts --------------------------------------------------------------------------------------
+def test_every_failure_class_has_a_correction_template():
+    names = set(Prompts().names)
+    assert {f"correction/{c}.md" for c in CLASSES} <= names
+
+
+def test_missing_variable_is_an_error_at_render_time():
+    with pytest.raises(PromptError, match="'goal' is undefined"):
+        Prompts().render("step", plan="1.", steps_left=3, cost_left=None, guidance="", note="")
+
+
+def test_broken_template_fails_at_load(tmp_path):
+    (tmp_path / "bad.md").write_text("{% if x %}never closed")
+    with pytest.raises(PromptError, match="bad.md"):
+        Prompts(tmp_path)
+
+
+# ---- plan and history ------------------------------------------------------------------------------
+def test_plan_parse_numbered_and_bulleted():
+    plan = Plan.parse("Here is my plan:\n1. **Find** the bug\n2) Fix it\n- Run the tests\nThanks")
+    assert [s.text for s in plan.steps] == ["Find the bug", "Fix it", "Run the tests"]
+    assert [s.status for s in plan.steps] == ["in_progress", "pending", "pending"]
+    assert Plan.parse("no list here").steps == []
+    assert len(Plan.parse("\n".join(f"{n}. s{n}" for n in range(1, 12))).steps) == 8
+
+
+def test_history_shortens_old_observations_first_and_keeps_recent():
+    conv = Conversation(Prompts(), "SYSTEM", "the goal", native=True)
+    for n in range(6):
+        conv.add("", Action(name="read_file", args={"path": f"f{n}"}, call_id=f"c{n}"), "x" * 5000, True)
+    shortened = conv.fit(10_000)
+    assert shortened >= 1
+    assert all(len(t.observation) < 500 for t in conv.turns[:shortened])
+    assert all(len(t.observation) == 5000 for t in conv.turns[-3:])
+    msgs = conv.messages("STEP")
+    assert msgs[0]["content"] == "SYSTEM" and "the goal" in msgs[1]["content"] and msgs[-1]["content"] == "STEP"
+
+
+def test_condense_folds_old_turns_and_keeps_the_goal():
+    conv = Conversation(Prompts(), "SYSTEM", "the goal", native=False)
+    for n in range(5):
+        conv.add("thinking", Action(name="search", args={"pattern": f"p{n}"}), f"obs {n}", n % 2 == 0)
+    before = conv.messages("STEP")
+    assert conv.condense()
+    after = conv.messages("STEP")
+    assert len(after) < len(before)
+    assert "the goal" in after[1]["content"] and "search(pattern=p0) -> ok" in after[1]["content"]
+    roles = [m["role"] for m in after]
+    assert all(a != b for a, b in zip(roles[1:], roles[2:])), roles  # user/assistant alternate
+
+
+def test_same_failure_twice_is_refused_before_running():
+    tracker = FailureTracker()
+    action = Action(name="shell", args={"command": "make"})
+    failed = ToolResult.fail("command_failed", "exit code 2")
+    assert tracker.refusal(action) is None
+    tracker.record(action, failed)
+    assert tracker.refusal(action) is None
+    tracker.record(action, failed)
+    refused = tracker.refusal(action)
+    assert refused.failure == "repeated" and "exit code 2" in refused.error
+    assert tracker.refusal(Action(name="shell", args={"command": "make test"})) is None
