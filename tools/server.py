@@ -103,7 +103,25 @@ def _serve_one(conn: socket.socket, root: Path) -> None:
             pass
 
 
+def reap_as_init() -> None:
+    """As PID 1 in a container, orphans are ours to reap, or zombies fill the PID limit. Fork: the
+    parent reaps every child until the server (the child) exits; the server's own children are its own."""
+    if os.getpid() != 1:
+        return
+    server = os.fork()
+    if server == 0:
+        return
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            os._exit(0)
+        if pid == server:
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
 def main() -> None:
+    reap_as_init()
     parser = argparse.ArgumentParser()
     parser.add_argument("--socket", required=True)
     parser.add_argument("--root", required=True)

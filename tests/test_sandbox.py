@@ -1,0 +1,283 @@
+"""The Docker sandbox against a real engine: hardening, containment, isolation of the user's repo."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import CALC, clean_env, git, make_repo, run_omni
+from omni.sandbox import LABEL, DockerSandbox, SandboxConfig, ToolClient, remove_stale
+from omni.workspace import Workspace, find_repo
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory, docker_engine):
+    os.environ["OPENAI_API_KEY"] = "sk-must-not-leak"  # present in omni's own environment
+    repo = make_repo(tmp_path_factory.mktemp("sbx") / "repo", CALC)
+    workspace = Workspace(find_repo(repo), "sandbox-test")
+    workspace.create()
+    sandbox = DockerSandbox("sandbox-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
+    sandbox.repo = repo
+    yield sandbox
+    sandbox.close()
+    workspace.remove()
+    os.environ.pop("OPENAI_API_KEY")
+
+
+def sh(box, command: str, timeout: int = 30):
+    return box.run_tool("shell", {"command": command, "timeout": timeout}, timeout + 10)
+
+
+def processes(box) -> list[str]:
+    return [" ".join(p) for p in box.container.top(ps_args="-eo pid,args")["Processes"]]
+
+
+def test_inspect_shows_every_hardening_setting(box):
+    box.container.reload()
+    host = box.container.attrs["HostConfig"]
+    config = box.container.attrs["Config"]
+    assert host["ReadonlyRootfs"] is True
+    assert host["CapDrop"] == ["ALL"] and not host.get("CapAdd")
+    assert "no-new-privileges" in host["SecurityOpt"]
+    assert host["PidsLimit"] == 512
+    assert host["Memory"] == 2 * 1024**3 and host["MemorySwap"] == host["Memory"]
+    assert host["NanoCpus"] == 2_000_000_000
+    assert host["NetworkMode"] == "none"
+    assert host["Privileged"] is False
+    assert "/tmp" in host["Tmpfs"] and "size=" in host["Tmpfs"]["/tmp"]
+    assert config["User"] and not config["User"].startswith("0")
+    mounts = {m["Destination"]: m for m in box.container.attrs["Mounts"]}
+    assert mounts["/workspace/.git"]["RW"] is False and mounts["/omni/tools"]["RW"] is False
+    git_dir = str(box.repo / ".git")
+    assert mounts[git_dir]["RW"] is False
+    sources = {m["Source"] for m in mounts.values()}
+    assert not any("docker.sock" in s for s in sources)
+    assert str(Path.home()) not in sources
+    env = "\n".join(config["Env"])
+    assert "sk-must-not-leak" not in env and "API_KEY" not in env
+
+
+def test_env_inside_shows_no_api_keys(box):
+    out = sh(box, "env").output
+    assert "sk-must-not-leak" not in out and "API_KEY" not in out
+    assert "HOME=/tmp" in out
+
+
+def test_not_root_and_files_belong_to_the_host_user_after_the_run(box):
+    assert "uid=0(" not in sh(box, "id").output
+    assert sh(box, "echo made > owned.txt").success
+
+
+@pytest.mark.parametrize("command", ["echo x > /etc/evil", "touch /usr/bin/evil", "mkdir /evil",
+                                     "echo x > /omni/tools/evil.py", "rm -rf .git", "git reset --hard",
+                                     "git commit --allow-empty -m sneaky", "echo x >> .git"])
+def test_writes_outside_the_workspace_are_refused(box, command):
+    result = sh(box, command)
+    assert not result.success, command
+    assert result.exit_code not in (0, None)
+    assert sh(box, "echo still alive").success
+
+
+def test_symlink_out_of_the_workspace_cannot_be_written_through(box):
+    result = sh(box, "ln -sf /etc/passwd link_out && echo pwned >> link_out")
+    assert not result.success and ("Read-only file system" in result.output or "Permission denied" in result.output)
+    refused = box.run_tool("read_file", {"path": "link_out"}, 10)
+    assert refused.failure == "tool_error" and "points outside the repository" in refused.error
+    edit = box.run_tool("create_file", {"path": "link_out", "content": "x", "overwrite": True}, 10)
+    assert not edit.success and "points outside" in edit.error
+    assert "pwned" not in Path("/etc/passwd").read_text()
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -c \"import urllib.request; urllib.request.urlopen('https://pypi.org', timeout=5)\"",
+    "pip download --no-deps -d /tmp/x six --timeout 5 --retries 0",
+    "exec 3<>/dev/tcp/1.1.1.1/80",
+    "curl -sS --max-time 5 https://pypi.org",
+])
+def test_network_is_off(box, command):
+    result = sh(box, command, timeout=40)
+    assert not result.success, result.output
+
+
+def test_fork_bomb_is_contained(box):
+    started = time.monotonic()
+    result = sh(box, ":(){ :|:& };:", timeout=8)
+    assert "fork" in result.output  # it hit the PID limit ("fork: retry: Resource temporarily unavailable")
+    assert time.monotonic() - started < 15
+    assert sh(box, "echo after the bomb").output.strip() == "after the bomb"
+    assert len(processes(box)) < 10, processes(box)  # the group was killed and no zombies remain
+
+
+def test_memory_hog_is_killed_and_reported(box):
+    result = sh(box, "python3 -c \"b = b'x' * (3 * 1024**3)\"", timeout=60)
+    assert not result.success
+    assert "killed by SIGKILL" in result.error or "MemoryError" in result.output
+    assert sh(box, "echo ok").success
+
+
+def test_sleep_is_killed_at_the_timeout_and_the_next_command_works(box):
+    started = time.monotonic()
+    result = sh(box, "sleep 100000", timeout=2)
+    assert result.failure == "timeout" and "killed" in result.error
+    assert time.monotonic() - started < 8
+    assert sh(box, "echo next").output.strip() == "next"
+    assert not any("sleep 100000" in p for p in processes(box))
+
+
+def test_background_process_holding_stdout_does_not_hang(box):
+    started = time.monotonic()
+    result = sh(box, "sleep 300 & echo started", timeout=30)
+    assert result.success and "started" in result.output
+    assert time.monotonic() - started < 5
+    assert not any("sleep 300" in p for p in processes(box))
+
+
+def test_stdin_is_closed(box):
+    started = time.monotonic()
+    result = sh(box, "read line; echo got:$line", timeout=20)
+    assert result.output.strip() == "got:" and time.monotonic() - started < 5
+
+
+def test_fifty_megabytes_of_output_are_capped(box):
+    result = sh(box, "head -c 50000000 /dev/zero | tr '\\0' a", timeout=60)
+    assert result.success and result.truncated
+    assert result.elided_bytes > 49_000_000
+    assert len(result.output) < 20_000
+
+
+def test_non_utf8_output_is_decoded_with_replacement(box):
+    result = sh(box, "printf 'ok \\xff\\xfe end'")
+    assert result.success and "ok \ufffd\ufffd end" in result.output
+
+
+def test_closing_the_connection_interrupts_the_command(box):
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(str(box.ipc / "tools.sock"))
+    conn.sendall(b'{"tool": "shell", "args": {"command": "sleep 4242", "timeout": 600}}\n')
+    deadline = time.monotonic() + 10
+    while not any("sleep 4242" in p for p in processes(box)):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    conn.close()  # what Ctrl-C does on the host side
+    deadline = time.monotonic() + 5
+    while any("sleep 4242" in p for p in processes(box)):
+        assert time.monotonic() < deadline, "the interrupted command is still running"
+        time.sleep(0.1)
+
+
+def test_ctrl_c_in_the_client_leaves_no_stray_process(box):
+    client = ToolClient(box.ipc / "tools.sock")
+    result = {}
+    thread = threading.Thread(target=lambda: result.setdefault("r", client.call(
+        "shell", {"command": "sleep 4343", "timeout": 600}, 1)))
+    thread.start()  # client timeout 1 s (+30 s margin) would be long; close from outside instead
+    time.sleep(1.0)
+    assert any("sleep 4343" in p for p in processes(box))
+    subprocess.run(["docker", "exec", box.container.id, "pkill", "-f", "sleep 4343"], check=False)
+    thread.join(10)
+    assert not any("sleep 4343" in p for p in processes(box))
+
+
+def test_stale_sandboxes_are_removed(docker_engine):
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = docker_engine.containers.run("omni-sandbox:0.1.0", ["sleep", "600"], detach=True,
+                                         labels={LABEL: "stale", "org.omni.pid": str(dead.pid),
+                                                 "org.omni.host": socket.gethostname()})
+    live = docker_engine.containers.run("omni-sandbox:0.1.0", ["sleep", "600"], detach=True,
+                                        labels={LABEL: "live", "org.omni.pid": str(os.getpid()),
+                                                "org.omni.host": socket.gethostname()})
+    try:
+        removed = remove_stale(docker_engine)
+        assert stale.name in removed and live.name not in removed
+        assert {c.id for c in docker_engine.containers.list(all=True)} & {stale.id} == set()
+    finally:
+        live.remove(force=True)
+
+
+# ---- the user's repository ----------------------------------------------------------------------
+def tree(root: Path) -> dict[str, bytes]:
+    out = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(".omni") or (rel.startswith(".git/") and not rel.startswith((".git/refs", ".git/HEAD"))):
+            continue
+        if rel.startswith(".git/refs/heads/omni/"):  # the run's own result branch, by design
+            continue
+        if path.is_file() and not path.is_symlink():
+            out[rel] = path.read_bytes()
+    return out
+
+
+def dirty_repo(tmp_path) -> Path:
+    repo = make_repo(tmp_path / "repo", {**CALC, "old.py": "print('old')\n", ".gitignore": "build/\n",
+                                        "keep.txt": "keep\n"})
+    (repo / "calc.py").write_text(CALC["calc.py"] + "# uncommitted edit\n")
+    git(repo, "add", "calc.py")
+    (repo / "keep.txt").write_text("keep, changed and not staged\n")
+    (repo / "scratch.txt").write_text("untracked notes\n")
+    (repo / "build").mkdir()
+    (repo / "build" / "artifact.bin").write_bytes(b"\x00ignored\xff")
+    return repo
+
+
+REWRITE = [
+    {"text": "1. Rewrite\n2. Finish"},
+    {"tool": "delete_file", "args": {"path": "old.py"}},
+    {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a - b", "new_text": "return a + b"}},
+    {"tool": "create_file", "args": {"path": "pkg/new.py", "content": "VALUE = 42\n"}},
+    {"tool": "shell", "args": {"command": "rm -f scratch.txt && echo gone"}},
+    {"tool": "finish", "args": {"summary": "rewrote"}},
+]
+
+
+def test_dirty_tree_is_untouched_until_apply_and_apply_brings_exactly_the_diff(tmp_path, fake, docker_engine):
+    repo = dirty_repo(tmp_path)
+    before = tree(repo)
+    index_before = git(repo, "diff", "--cached")
+    fake.add(*REWRITE)
+    run = run_omni(repo, "rewrite things", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    assert tree(repo) == before and git(repo, "diff", "--cached") == index_before
+    assert "You changed" not in run.stdout and "omni apply" in run.stdout
+    owner = {p.stat().st_uid for p in (repo / ".omni").rglob("*")}
+    assert owner == {os.getuid()}
+
+    applied = run_omni(repo, "apply", run.summary()["run_id"])
+    assert applied.code == 0, applied.stdout
+    after = tree(repo)
+    expected = dict(before)
+    del expected["old.py"], expected["scratch.txt"]
+    expected["calc.py"] = before["calc.py"].replace(b"return a - b", b"return a + b")
+    expected["pkg/new.py"] = b"VALUE = 42\n"
+    assert after == expected
+    assert (repo / "build" / "artifact.bin").read_bytes() == b"\x00ignored\xff"
+    assert git(repo, "diff", "--cached") == index_before  # the index is the user's, untouched
+
+
+def test_apply_refuses_when_the_user_changed_the_same_file(tmp_path, fake, docker_engine):
+    repo = dirty_repo(tmp_path)
+    fake.add(*REWRITE)
+    run = run_omni(repo, "rewrite things", fake=fake)
+    assert run.code == 0
+    (repo / "calc.py").write_text("# the user kept working\n")
+    applied = run_omni(repo, "apply", run.summary()["run_id"])
+    assert applied.code == 1 and "calc.py" in applied.stdout and "nothing was applied" in applied.stdout
+    assert (repo / "calc.py").read_text() == "# the user kept working\n"
+    assert (repo / "old.py").exists()
+
+
+def test_no_docker_engine_gives_a_clear_message_and_exit_2(calc_repo, fake):
+    env = clean_env(DOCKER_HOST="unix:///nonexistent/docker.sock")
+    run = run_omni(calc_repo, "fix", fake=fake, env=env)
+    assert run.code == 2
+    assert "No Docker engine answered" in run.stderr and "--sandbox local" in run.stderr
+    assert not (calc_repo / ".omni").exists() and fake.requests == []
