@@ -116,6 +116,6 @@ def read_file(ctx: Context, path: str, start_line: int = 1, end_line: int | None
         raise ToolError(f"end_line {end_line} is before start_line {start_line}")
     width = len(str(last))
     body = "\n".join(f"{n:>{width}}| {lines[n - 1]}" for n in range(start_line, last + 1))
-    if last < total:
+    if last < total and end_line is None:
         body += f"\n[lines {last + 1}-{total} not shown; read on with start_line={last + 1}]"
     return result(True, body, total_lines=total)

@@ -1,0 +1,251 @@
+"""Every tool's success and failure paths, run inside a real container through the tool server."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import make_repo
+from omni.sandbox import DockerSandbox, SandboxConfig
+from omni.toolbox import Toolbox
+from omni.results import Action
+from omni.workspace import Workspace, find_repo
+
+pytestmark = pytest.mark.docker
+
+SHAPES = '''"""Shapes."""
+
+import math
+
+
+# A comment above the class that must survive edits.
+class Circle:
+    """A circle."""
+
+    def __init__(self, r):
+        self.r = r  # radius
+
+    def area(self):
+        return math.pi * self.r
+
+
+def unit():
+    # keep this comment
+    return Circle(1)
+'''
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/shapes.py": SHAPES,
+    "tests/test_shapes.py": "from pkg.shapes import Circle, unit\nimport math\n\n\n"
+                            "def test_area():\n    assert Circle(2).area() == math.pi * 4, 'area is pi r squared'\n\n\n"
+                            "def test_unit():\n    assert unit().r == 1\n\n\ndef test_skip():\n"
+                            "    import pytest\n    pytest.skip('not today')\n",
+    "legacy.py": "def broken():\n    return undefined_name\n",
+    ".gitignore": "ignored/\n",
+    "ignored/secret.txt": "hidden\n",
+    "big.txt": "".join(f"line {n}\n" for n in range(1, 1001)),
+    "web/index.js": "function hello() { return 'hi'; }\n",
+}
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory, docker_engine):
+    repo = make_repo(tmp_path_factory.mktemp("tools") / "repo", FILES)
+    (repo / "data.bin").write_bytes(b"\x00\x01\x02binary")
+    (repo / "latin1.txt").write_bytes("caf\xe9 ol\xe9\n".encode("latin-1"))
+    workspace = Workspace(find_repo(repo), "tools-test")
+    workspace.create()
+    sandbox = DockerSandbox("tools-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
+    sandbox.root = workspace.path
+    yield sandbox
+    sandbox.close()
+    workspace.remove()
+
+
+def call(box, name, **args):
+    checked = Toolbox().validate(Action(name=name, args=args))
+    assert isinstance(checked, dict), checked
+    return box.run_tool(name, checked, 120)
+
+
+def test_host_checks_that_every_tool_is_installed_in_the_container(box):
+    listed = set(box.run_tool("__list__", {}, 10).output.split())
+    assert set(Toolbox().names) - Toolbox().host <= listed
+
+
+# ---- find and read ------------------------------------------------------------------------------
+def test_list_files_respects_gitignore(box):
+    out = call(box, "list_files").output
+    assert "pkg/shapes.py" in out and "web/index.js" in out and "ignored/secret.txt" not in out
+    cut = call(box, "list_files", max_results=2)
+    assert "more files not shown" in cut.output and cut.details["total"] > 2
+
+
+def test_find_files(box):
+    assert call(box, "find_files", pattern="test_*.py").output.strip() == "tests/test_shapes.py"
+    miss = call(box, "find_files", pattern="*.rs")
+    assert not miss.success and "Try a looser glob" in miss.error
+
+
+def test_search(box):
+    out = call(box, "search", pattern=r"def \w+\(self").output
+    assert "pkg/shapes.py:10:    def __init__(self, r):" in out and "pkg/shapes.py:13:" in out
+    assert "ignored/" not in call(box, "search", pattern="hidden").output
+    assert "no matches" in call(box, "search", pattern="zzzzqqq").output
+    capped = call(box, "search", pattern="line", path="big.txt", max_results=5)
+    assert "995 more matches not shown; narrow" in capped.output
+    assert call(box, "search", pattern="CIRCLE", ignore_case=True, glob="*.py").success
+    bad = call(box, "search", pattern="(unclosed")
+    assert not bad.success and "invalid regular expression" in bad.error
+
+
+def test_read_file_ranges_pages_and_refusals(box):
+    out = call(box, "read_file", path="pkg/shapes.py", start_line=13, end_line=14).output
+    assert out == "13|     def area(self):\n14|         return math.pi * self.r"
+    paged = call(box, "read_file", path="big.txt").output
+    assert paged.splitlines()[-1] == "[lines 401-1000 not shown; read on with start_line=401]"
+    assert "caf\ufffd ol\ufffd" in call(box, "read_file", path="latin1.txt").output
+    for args, message in [({"path": "data.bin"}, "binary file"), ({"path": "pkg"}, "is a directory"),
+                          ({"path": "nope.py"}, "does not exist"), ({"path": "../../etc/passwd"}, "outside"),
+                          ({"path": "/etc/passwd"}, "is absolute"), ({"path": ".git/config"}, ".git is not open"),
+                          ({"path": "big.txt", "start_line": 5000}, "only 1000 lines")]:
+        result = call(box, "read_file", **args)
+        assert not result.success and message in result.error, (args, result.error)
+
+
+def test_outline_of_a_package(box):
+    out = call(box, "outline", path="pkg").output
+    assert "pkg/shapes.py" in out
+    assert "class Circle  [7-14]" in out and "method Circle.area  [13-14]" in out and "def unit  [17-19]" in out
+    other = call(box, "outline", path="web/index.js")
+    assert not other.success and "not a Python file" in other.error
+
+
+# ---- edits --------------------------------------------------------------------------------------
+def test_replace_in_file_near_miss_and_ambiguity(box):
+    call(box, "create_file", path="edit_me.py", content="x = 1\ny = 1\nz = 1\n")
+    miss = call(box, "replace_in_file", path="edit_me.py", old_text="y = 2", new_text="y = 3")
+    assert miss.failure == "edit_failed" and "Did you mean these lines" in miss.error and "2| y = 1" in miss.error
+    many = call(box, "replace_in_file", path="edit_me.py", old_text=" = 1", new_text=" = 2")
+    assert many.failure == "edit_failed" and "occurs 3 times" in many.error and "1, 2, 3" in many.error
+    empty = call(box, "replace_in_file", path="edit_me.py", old_text="", new_text="q")
+    assert not empty.success and "old_text is empty" in empty.error
+    assert (box.root / "edit_me.py").read_text() == "x = 1\ny = 1\nz = 1\n"
+    ok = call(box, "replace_in_file", path="edit_me.py", old_text="y = 1", new_text="y = 10")
+    assert ok.success and (box.root / "edit_me.py").read_text() == "x = 1\ny = 10\nz = 1\n"
+    assert not list(box.root.glob(".edit_me.py.*"))  # no temp file left from the atomic write
+
+
+def test_syntax_breaking_edit_is_rolled_back_with_the_offending_lines(box):
+    before = (box.root / "pkg/shapes.py").read_text()
+    result = call(box, "replace_in_file", path="pkg/shapes.py", old_text="        return math.pi * self.r",
+                  new_text="        return math.pi * (self.r")
+    assert result.failure == "lint_failed" and "rolled back" in result.error
+    assert "pkg/shapes.py:" in result.error and ">" in result.error
+    assert (box.root / "pkg/shapes.py").read_text() == before
+    undefined = call(box, "replace_in_file", path="pkg/shapes.py", old_text="    return Circle(1)",
+                     new_text="    return Circel(1)")
+    assert undefined.failure == "lint_failed" and "F821" in undefined.error
+    assert (box.root / "pkg/shapes.py").read_text() == before
+
+
+def test_preexisting_errors_do_not_block_edits(box):
+    result = call(box, "insert_lines", path="legacy.py", line=1, text="# a harmless comment")
+    assert result.success, result.error
+    assert (box.root / "legacy.py").read_text().startswith("# a harmless comment\ndef broken():")
+
+
+def test_create_insert_delete(box):
+    assert call(box, "create_file", path="notes/todo.md", content="- a\n").success
+    exists = call(box, "create_file", path="notes/todo.md", content="- b\n")
+    assert not exists.success and "already exists" in exists.error
+    assert call(box, "insert_lines", path="notes/todo.md", line=2, text="- c").success
+    assert (box.root / "notes/todo.md").read_text() == "- a\n- c\n"
+    bad_line = call(box, "insert_lines", path="notes/todo.md", line=9, text="x")
+    assert not bad_line.success and "between 1 and 3" in bad_line.error
+    assert call(box, "delete_file", path="notes/todo.md").success
+    assert not (box.root / "notes/todo.md").exists()
+    assert not call(box, "delete_file", path="notes/todo.md").success
+
+
+def test_replace_symbol_keeps_comments_and_formatting_elsewhere(box):
+    call(box, "create_file", path="geo.py", content=SHAPES)
+    new = "def area(self):\n    # now squared\n    return math.pi * self.r ** 2\n"
+    result = call(box, "replace_symbol", path="geo.py", symbol="Circle.area", new_source=new)
+    assert result.success, result.error
+    text = (box.root / "geo.py").read_text()
+    assert text == SHAPES.replace("        return math.pi * self.r\n",
+                                  "        # now squared\n        return math.pi * self.r ** 2\n")
+    missing = call(box, "replace_symbol", path="geo.py", symbol="Circle.aera", new_source=new)
+    assert not missing.success and "Nearest names: Circle.area" in missing.error
+    invalid = call(box, "replace_symbol", path="geo.py", symbol="unit", new_source="def unit(:\n    pass\n")
+    assert invalid.failure == "lint_failed" and "not valid Python" in invalid.error
+    assert call(box, "delete_symbol", path="geo.py", symbol="unit").success
+    assert "def unit" not in (box.root / "geo.py").read_text()
+    assert "# A comment above the class that must survive edits." in (box.root / "geo.py").read_text()
+    not_py = call(box, "replace_symbol", path="web/index.js", symbol="hello", new_source="def hello(): pass")
+    assert not not_py.success and "not a Python file" in not_py.error
+
+
+def test_add_import(box):
+    call(box, "create_file", path="imp.py", content='"""Doc."""\n\nimport os\n\nX = os.sep\n')
+    assert call(box, "add_import", path="imp.py", statement="from pathlib import Path").success
+    assert (box.root / "imp.py").read_text() == '"""Doc."""\n\nimport os\nfrom pathlib import Path\n\nX = os.sep\n'
+    again = call(box, "add_import", path="imp.py", statement="import os")
+    assert again.success and "already has" in again.output
+    bad = call(box, "add_import", path="imp.py", statement="x = 1")
+    assert not bad.success and "must be an import" in bad.error
+
+
+# ---- checks -------------------------------------------------------------------------------------
+def test_run_tests_summarises_failures(box):
+    result = call(box, "run_tests")
+    assert result.failure == "tests_failed"
+    assert result.details["summary"]["passed"] == 1 and result.details["summary"]["failed"] == 1
+    assert result.details["summary"]["skipped"] == 1
+    assert result.details["failing"] == ["tests/test_shapes.py::test_area"]
+    assert "FAILED tests/test_shapes.py::test_area" in result.output and "area is pi r squared" in result.output
+    one = call(box, "run_tests", selection=["tests/test_shapes.py::test_unit"])
+    assert one.success and one.output.startswith("pytest: 1 passed, 0 failed")
+    none = call(box, "run_tests", selection=["tests/test_shapes.py::test_nothing_here"])
+    assert not none.success
+
+
+def test_lint_changed_and_given_files(box):
+    call(box, "create_file", path="lintme.py", content="import os\nimport sys\n\nprint(sys.argv)\n")
+    result = call(box, "lint", paths=["lintme.py"])
+    assert result.failure == "lint_failed" and "lintme.py:1:8: F401" in result.output
+    assert "lintme.py" in call(box, "lint").output  # changed files by default
+
+
+def test_git_status_and_diff_show_the_runs_changes(box):
+    call(box, "create_file", path="brand_new.txt", content="hello\n")
+    assert "brand_new.txt" in call(box, "git_status").output
+    diff = call(box, "git_diff").output
+    assert "+hello" in diff and "brand_new.txt" in diff
+
+
+def test_shell_exit_codes(box):
+    ok = call(box, "shell", command="echo hi; echo err >&2")
+    assert ok.success and "hi" in ok.output and "err" in ok.output
+    bad = call(box, "shell", command="exit 3")
+    assert bad.failure == "command_failed" and bad.exit_code == 3
+
+
+def test_non_python_repo_with_a_test_command(tmp_path, docker_engine):
+    repo = make_repo(tmp_path / "js", {"check.sh": "grep -q 'return 2' lib.sh && echo 'all good'\n",
+                                        "lib.sh": "f() { return 1; }\n"})
+    workspace = Workspace(find_repo(repo), "js-test")
+    workspace.create()
+    box = DockerSandbox("js-test", workspace.path, repo / ".git", SandboxConfig(project_env=False),
+                        test_command="bash check.sh")
+    try:
+        failing = box.run_tool("run_tests", {}, 60)
+        assert failing.failure == "tests_failed" and "exited 1" in failing.error
+        assert box.run_tool("replace_in_file", {"path": "lib.sh", "old_text": "return 1", "new_text": "return 2"},
+                            30).success
+        passing = box.run_tool("run_tests", {}, 60)
+        assert passing.success and "all good" in passing.output
+        assert "lib.sh:1:" in box.run_tool("search", {"pattern": "return"}, 30).output
+    finally:
+        box.close()
+        workspace.remove()
