@@ -7,8 +7,9 @@ interrupts. The outcome is reported in one place, whatever ended the run.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 

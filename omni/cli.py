@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import time
 from pathlib import Path
 
 from omni import __version__
@@ -60,7 +58,7 @@ def read_goal(args, parser) -> str:
         try:
             goal = args.goal_file.read_text()
         except OSError as exc:
-            raise UsageError(f"cannot read the goal file {args.goal_file}: {exc.strerror}")
+            raise UsageError(f"cannot read the goal file {args.goal_file}: {exc.strerror}") from None
     elif args.goal == "-":
         goal = sys.stdin.read()
     else:

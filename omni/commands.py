@@ -58,7 +58,8 @@ def main(argv: list[str]) -> int:
             removed = sandbox.remove_stale(client)
             print(f"removed {len(removed)} stale sandbox container(s)")
             return 0
-        say = lambda kind, line="", **_: print(line, flush=True)  # noqa: E731
+        def say(kind, line="", **_):
+            return print(line, flush=True)
         base = args.base_image or sandbox.SandboxConfig().base_image
         if args.offline_base:
             base = images.build_offline_base(say, tag=args.base_image or images.OFFLINE_BASE)
@@ -72,7 +73,7 @@ def main(argv: list[str]) -> int:
             print("no runs yet")
         for folder in folders:
             s = _summary(folder)
-            print(f"{folder.name}  {s['status']:<12} {str(s['steps']):>3} steps  {s['goal'][:70]}")
+            print(f"{folder.name}  {s['status']:<12} {s['steps']!s:>3} steps  {s['goal'][:70]}")
         return 0
     root, folder = _run_folder(args.repo, args.run)
     patch = (folder / "diff.patch").read_text() if (folder / "diff.patch").exists() else ""

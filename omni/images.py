@@ -13,8 +13,8 @@ import shutil
 import subprocess
 import tempfile
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import docker
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import email.utils
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import openai
-from pydantic import BaseModel, Field
-
 from omni import pricing
+from omni.config import ModelConfig
 from omni.errors import ContextLengthExceeded, ModelError
 from omni.results import Action, Usage
 from omni.textmode import TextFormatError, parse_actions
@@ -29,22 +29,6 @@ _CONTEXT_MARKERS = (
     "exceeds the available context",
     "prompt is too long",
 )
-
-
-class ModelConfig(BaseModel):
-    """How to reach one model."""
-
-    model: str = Field(description="model id as the server knows it")
-    base_url: str = Field(description="OpenAI-compatible base URL, ending in /v1 for most servers")
-    api_key: str = Field(description="API key; local servers accept any value")
-    headers: dict[str, str] = Field(default_factory=dict, description="extra HTTP headers")
-    tool_mode: str = Field(default="auto", description="auto | native | text")
-    stream: bool = Field(default=True, description="stream replies (lets a stalled stream be cut)")
-    idle_timeout: float = Field(default=600.0, description="seconds without a byte before giving up")
-    max_attempts: int = Field(default=6, description="attempts per request for 429, 5xx and network errors")
-    retry_budget: float = Field(default=120.0, description="total seconds of retry waits per request")
-    temperature: float | None = Field(default=0.0, description="sampling temperature; None = server default")
-    max_tokens: int | None = Field(default=4096, description="cap on completion tokens per reply")
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ class RunRecord:
 
     def emit(self, kind: str, **data: Any) -> None:
         self._seq += 1
-        line = {"seq": self._seq, "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        line = {"seq": self._seq, "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
                 "kind": kind, **data}
         if kind == "model_delta":  # streamed fragments are for the screen; the reply is recorded whole
             return

@@ -11,8 +11,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -66,7 +67,7 @@ class ToolClient:
                 if not chunk:
                     break
                 data += chunk
-        except (OSError, socket.timeout) as exc:
+        except (TimeoutError, OSError) as exc:
             return ToolResult.fail("sandbox_error", f"the sandbox did not answer: {exc}")
         finally:
             conn.close()  # closing early (Ctrl-C) tells the server to kill the running command

@@ -3,15 +3,16 @@ the agent, then save the diff and summary and offer to apply. Nothing here print
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
 from omni.agent import Agent, AgentConfig
 from omni.config import resolve_models
 from omni.errors import EXIT_CODES, ModelError, SandboxError, UsageError
-from omni.model import ChatModel
 from omni.prompts import Prompts
 from omni.record import EventBus, RunRecord, new_run_id
 from omni.sandbox import DockerSandbox, LocalSandbox, SandboxConfig, docker_client
@@ -38,6 +39,9 @@ def run_goal(args, goal: str) -> int:
     if args.sandbox == "docker":
         docker_client()  # no engine: a clear message and exit 2, before any file is written
 
+    # The openai package takes ~0.5 s to import: load it while the worktree and container start.
+    warm = threading.Thread(target=importlib.import_module, args=("omni.model",), daemon=True)
+    warm.start()
     interactive = sys.stdin.isatty() and not args.yes and not args.json
     ui = ConsoleUI(stream=sys.stderr if args.json else sys.stdout, verbose=args.verbose)
     run_id = new_run_id()
@@ -57,6 +61,9 @@ def run_goal(args, goal: str) -> int:
             events.emit("warning", message="--sandbox local: tools run on this machine without a container "
                         "or any isolation (on a copy of the repo in .omni/worktrees)")
             sandbox = LocalSandbox(workspace.path, args.test_command)
+        warm.join()
+        from omni.model import ChatModel
+
         model = ChatModel(action_config, on_event=events.emit)
         planner = model if planner_config == action_config else ChatModel(planner_config, on_event=events.emit)
         if model.tool_mode == "auto":

@@ -68,7 +68,7 @@ class ConsoleUI:
     def on_observation(self, success, output, error, failure, truncated, duration_s=0.0, **_):
         body = output if success else (error + ("\n" + output if output else ""))
         lines = body.strip().splitlines()
-        head = f"[green]✓[/]" if success else f"[red]✗ {failure}[/]"
+        head = "[green]✓[/]" if success else f"[red]✗ {failure}[/]"
         first = escape(lines[0][:150]) if lines else ""
         self.print(f"  {head} {first} [dim]({duration_s:.2f}s)[/]")
         for line in lines[1:EXCERPT_LINES]:
@@ -91,7 +91,7 @@ class ConsoleUI:
 
     def on_answer(self, text, from_user, **_):
         if not from_user:
-            self.print(f"  [dim](no user available; told the agent to assume)[/]")
+            self.print("  [dim](no user available; told the agent to assume)[/]")
 
     def on_warning(self, message, **_):
         self.print(f"[yellow]warning:[/] {escape(message)}")

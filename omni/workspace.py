@@ -22,7 +22,7 @@ def find_repo(path: Path) -> git.Repo:
     try:
         repo = git.Repo(path, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise UsageError(f"{path} is not inside a git repository; run omni in a repo, or pass --repo PATH")
+        raise UsageError(f"{path} is not inside a git repository; run omni in a repo, or pass --repo PATH") from None
     if repo.bare:
         raise UsageError(f"{path} is a bare repository; omni needs a working tree")
     return repo
@@ -65,7 +65,7 @@ class Workspace:
         try:
             head = self.repo.head.commit.hexsha
         except ValueError:
-            raise UsageError("the repository has no commits yet; make a first commit, then run omni")
+            raise UsageError("the repository has no commits yet; make a first commit, then run omni") from None
         ensure_omni_dir(self.user_root)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._git("worktree", "add", "--quiet", "-b", self.branch, str(self.path), head, cwd=self.user_root)

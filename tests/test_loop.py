@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import git, run_omni
 
 PLAN = {"text": "1. Read calc.py\n2. Fix add\n3. Run the tests"}
@@ -72,7 +71,7 @@ def test_text_mode_trajectory_with_streaming(calc_repo, fake):
     correction = last_user_text(fake.requests[3])
     assert "Failure: format_error" in correction and "```tool_call block" in correction
     roles = [m["role"] for m in fake.requests[4]["messages"]]
-    assert all(a != b for a, b in zip(roles[1:], roles[2:])), roles
+    assert all(a != b for a, b in zip(roles[1:], roles[2:], strict=False)), roles
     assert "return a + b" in (calc_repo / "calc.py").read_text()
 
 

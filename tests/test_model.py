@@ -7,7 +7,8 @@ import time
 import pytest
 
 from omni.errors import ContextLengthExceeded, ModelError
-from omni.model import ChatModel, ModelConfig
+from omni.config import ModelConfig
+from omni.model import ChatModel
 from omni.toolbox import Toolbox
 
 MESSAGES = [{"role": "user", "content": "fix it"}]

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import CALC, clean_env, git, make_repo, run_omni
+
 from omni.sandbox import LABEL, DockerSandbox, SandboxConfig, ToolClient, remove_stale
 from omni.workspace import Workspace, find_repo
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import make_repo
+
+from omni.results import Action
 from omni.sandbox import DockerSandbox, SandboxConfig
 from omni.toolbox import Toolbox
-from omni.results import Action
 from omni.workspace import Workspace, find_repo
 
 pytestmark = pytest.mark.docker

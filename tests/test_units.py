@@ -124,7 +124,7 @@ def test_condense_folds_old_turns_and_keeps_the_goal():
     assert len(after) < len(before)
     assert "the goal" in after[1]["content"] and "search(pattern=p0) -> ok" in after[1]["content"]
     roles = [m["role"] for m in after]
-    assert all(a != b for a, b in zip(roles[1:], roles[2:])), roles  # user/assistant alternate
+    assert all(a != b for a, b in zip(roles[1:], roles[2:], strict=False)), roles  # user/assistant alternate
 
 
 def test_same_failure_twice_is_refused_before_running():

@@ -79,7 +79,7 @@ def _nearest(text: str, old: str) -> str:
     size = len(want)
     best, best_at = 0.0, 0
     target = "\n".join(w.strip() for w in want)
-    for start in range(0, max(1, len(lines) - size + 1)):
+    for start in range(max(1, len(lines) - size + 1)):
         window = "\n".join(w.strip() for w in lines[start:start + size])
         ratio = difflib.SequenceMatcher(None, window, target, autojunk=False).ratio()
         if ratio > best:

@@ -8,8 +8,8 @@ import selectors
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 DEFAULT_CAP = 256 * 1024  # bytes kept per command: half head, half tail
 EXIT_GRACE = 0.5  # seconds to keep reading after exit, for a background child holding the pipe
@@ -32,7 +32,8 @@ def _kill_group(proc: subprocess.Popen) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             return
-        time.sleep(0.01)
+        proc.poll()  # reap the leader: an unreaped zombie keeps the group alive
+        time.sleep(0.005)
 
 
 def run(

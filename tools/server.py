@@ -22,12 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import checks  # noqa: E402
-import edits  # noqa: E402
-import files  # noqa: E402
-import python_tools  # noqa: E402
-from context import Context, result  # noqa: E402
-from workspace import ToolError  # noqa: E402
+import checks
+import edits
+import files
+import python_tools
+from context import Context, result
+from workspace import ToolError
 
 TOOLS = {
     "list_files": files.list_files,

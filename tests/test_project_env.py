@@ -1,0 +1,39 @@
+"""The per-repo project environment: dependency detection, the cached layer, a failed install reported."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import make_repo, run_omni
+from omni.images import project_requirements
+
+
+def test_dependencies_are_detected_from_every_kind_of_file(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndependencies = ["attrs>=22"]\n[project.optional-dependencies]\n'
+        'test = ["hypothesis"]\ndocs = ["sphinx"]\n')
+    (tmp_path / "requirements-dev.txt").write_text("# tools\nblack==24.1.0  # formatter\n-r requirements.txt\n")
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='x', install_requires=['six'])\n")
+    assert project_requirements(tmp_path) == ["attrs>=22", "black==24.1.0", "hypothesis", "six"]
+
+
+def test_broken_dependency_files_do_not_crash_detection(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project\nbroken")
+    (tmp_path / "setup.py").write_text("setup(install_requires=get_requirements())\n")
+    assert project_requirements(tmp_path) == []
+
+
+@pytest.mark.docker
+def test_failed_install_still_gives_a_sandbox_and_is_reported(tmp_path, fake, docker_engine):
+    repo = make_repo(tmp_path / "repo", {"requirements.txt": "omni-no-such-package-xyz==0.0.1\n",
+                                         "a.py": "x = 1\n"})
+    fake.add({"text": "1. Look"}, {"tool": "shell", "args": {"command": "ls /opt/project/bin/python"}},
+             {"tool": "finish", "args": {"summary": "looked"}})
+    run = run_omni(repo, "--yes", "look", fake=fake, timeout=600)
+    assert run.code == 0, run.stdout + run.stderr
+    setup = [e for e in run.events() if e["kind"] == "env_setup"]
+    assert any(e.get("failed") and "omni-no-such-package-xyz" in e["line"] for e in setup), setup
+    first_step = fake.requests[1]["messages"][-1]["content"]
+    assert "Installing the project's dependencies failed" in first_step
+    observation = [e for e in run.events() if e["kind"] == "observation"][0]
+    assert observation["success"] and "/opt/project/bin/python" in observation["output"]
