@@ -43,12 +43,15 @@ class Outcome:
     usage: Usage
     plan: Plan | None
     assumptions: list[str] = field(default_factory=list)
+    tests: str = ""
 
 
 # A gate decides what `finish` means: None accepts; a string is feedback that sends the work back.
 Gate = Callable[["Agent", str], "str | None"]
 # Steering runs on Ctrl-C: returns guidance for the next step, or raises StopRun.
 Steering = Callable[["Agent"], "str | None"]
+# Called after each sandbox action (the session commits a checkpoint there, for /undo).
+AfterAction = Callable[[Action, ToolResult], None]
 
 
 def _no_steering(agent: Agent) -> str | None:
@@ -58,10 +61,14 @@ def _no_steering(agent: Agent) -> str | None:
 class Agent:
     def __init__(self, goal: str, model: Model, planner: Model, sandbox: Sandbox, toolbox: Toolbox,
                  prompts: Prompts, events: Events, answers: AnswerSource, config: AgentConfig,
-                 system: str, files: list[str], gate: Gate | None = None, steering: Steering = _no_steering):
+                 system: str, files: list[str], gate: Gate | None = None, steering: Steering = _no_steering,
+                 after_action: AfterAction | None = None, context: str = ""):
         self.goal, self.model, self.planner, self.sandbox = goal, model, planner, sandbox
         self.toolbox, self.prompts, self.events, self.answers = toolbox, prompts, events, answers
         self.config, self.files, self.gate, self.steering = config, files, gate, steering
+        self.after_action = after_action
+        self.context = context  # project instructions and earlier goals, for the planner too
+        self.tests = ""
         self.conversation = Conversation(prompts, system, goal, native=model.tool_mode == "native")
         self.failures = FailureTracker(config.replan_after, config.max_format_errors)
         self.usage = Usage()
@@ -89,7 +96,7 @@ class Agent:
         finally:
             self.events.emit("status", status=status, message=message, steps=self.steps,
                              usage=self.usage.model_dump())
-        return Outcome(status, message, self.steps, self.usage, self.plan, self.assumptions)
+        return Outcome(status, message, self.steps, self.usage, self.plan, self.assumptions, self.tests)
 
     def interruptible(self, work: Callable[[], None]) -> None:
         try:
@@ -114,9 +121,9 @@ class Agent:
     def make_plan(self, replan: bool = False) -> None:
         if replan:
             prompt = self.prompts.render("replan", goal=self.goal, plan=self.plan.render(),
-                                         failures="\n".join(self.failures.recent))
+                                         failures="\n".join(self.failures.recent), context=self.context)
         else:
-            prompt = self.prompts.render("plan", goal=self.goal, files=self.files)
+            prompt = self.prompts.render("plan", goal=self.goal, files=self.files, context=self.context)
         reply = self.planner.text([{"role": "user", "content": prompt}])
         self.count(reply.usage, "plan")
         plan = Plan.parse(reply.text)
@@ -141,11 +148,20 @@ class Agent:
         self.events.emit("step", n=self.steps, max=self.config.max_steps, plan_step=self.plan.current())
         reply = self.ask(prompt)
         action = None if reply.format_error else reply.actions[0]
+        interrupted = False
         if action is None:
             result = ToolResult.fail("format_error", reply.format_error)
         else:
             self.events.emit("action", n=self.steps, tool=action.name, args=action.args, text=reply.text)
-            result = self.execute(action)
+            try:
+                result = self.execute(action)
+            except KeyboardInterrupt:  # record what happened, then let the user steer
+                interrupted = True
+                result = ToolResult.fail("command_failed", "interrupted by the user before it finished")
+            if action.name == "run_tests" and result.output.startswith("pytest:"):
+                self.tests = result.output.splitlines()[0]
+            if self.after_action and action.name not in self.toolbox.host:
+                self.after_action(action, result)
         observation = self.prompts.render(
             "observation", action=action.compact(100) if action else "your reply", success=result.success,
             body=(result.output if result.success else exact_error(result)) or "(no output)")
@@ -157,6 +173,8 @@ class Agent:
         self.events.emit("observation", n=self.steps, tool=action.name if action else None,
                          **result.model_dump(exclude={"details"}), details=result.details)
         self.failures.record(action, result)
+        if interrupted:
+            raise KeyboardInterrupt
         if not result.success:
             self.on_failure(action, result)
         shortened = self.conversation.fit(self.config.history_chars)
@@ -231,7 +249,8 @@ class Agent:
         self.correction = self.prompts.render(
             "correction", goal=self.goal, plan=self.plan.render(), action=describe(action), failure=kind,
             error=exact_error(result), guidance=guidance, tool_mode=self.model.tool_mode, **self.budget())
-        self.events.emit("correction", n=self.steps, failure=kind, prompt=self.correction)
+        detail = (result.error.strip().splitlines() or [""])[0][:160]
+        self.events.emit("correction", n=self.steps, failure=kind, detail=detail, prompt=self.correction)
 
     # ---- host tools -------------------------------------------------------------------------------
     def tool_update_plan(self, steps: list[dict]) -> ToolResult:

@@ -1,59 +1,96 @@
-"""omni's command line: `omni "<goal>"` runs the agent; subcommands manage the sandbox and past runs."""
+"""omni's command line: `omni "<goal>"` runs the agent; `omni` alone opens a session; subcommands
+manage the sandbox, the configuration and past runs."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 from omni import __version__
 from omni.errors import EXIT_CODES, OmniError, UsageError
 
-SUBCOMMANDS = ("sandbox", "runs", "diff", "apply")
+SUBCOMMANDS = ("sandbox", "runs", "show", "diff", "apply", "undo", "config", "plan", "run")
+EPILOG = """subcommands:
+  omni sandbox build|clean    build the sandbox image (--offline-base: without a registry) / remove stale ones
+  omni config                 the effective configuration and where each value comes from
+  omni runs | show RUN | diff RUN | apply RUN | undo RUN     past runs
+  omni plan GOAL --spec F     write a YAML task spec;  omni run F   execute one
+
+exit codes: 0 finished, 1 failed or flagged, 2 usage or configuration error, 3 a limit was reached,
+130 interrupted."""
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by a run, `omni plan` and `omni run`. Defaults are None: unset flags do not
+    override the config files and OMNI_* variables (see omni/settings.py for the real defaults)."""
+    p.add_argument("--repo", type=Path, default=None, help="the git repository (default: the current one)")
+    m = p.add_argument_group("model")
+    m.add_argument("--model", help="model id (env OMNI_MODEL)")
+    m.add_argument("--planner-model", help="model for planning and review (default: --model)")
+    m.add_argument("--base-url", help="OpenAI-compatible base URL (env OPENAI_BASE_URL, OPENAI_API_BASE)")
+    m.add_argument("--api-key", help="API key (env OPENAI_API_KEY, OPENROUTER_API_KEY)")
+    m.add_argument("--tool-mode", choices=("auto", "native", "text"),
+                   help="native tool calls, a text format, or probe the server once (auto, the default)")
+    m.add_argument("--no-stream", dest="stream", action="store_false", default=None, help="do not stream replies")
+    m.add_argument("--request-timeout", type=float, help="seconds without data before a request is cut (600)")
+    lim = p.add_argument_group("limits")
+    lim.add_argument("--max-steps", type=int, help="tool calls before stopping (default 40)")
+    lim.add_argument("--max-cost", type=float, help="USD before stopping")
+    lim.add_argument("--timeout", type=float, help="wall-clock seconds before stopping")
+    s = p.add_argument_group("sandbox")
+    s.add_argument("--sandbox", choices=("docker", "local"),
+                   help="docker (default) or local: no container, tools run on the host (no isolation)")
+    s.add_argument("--network", action="store_true", default=None, help="allow network in the sandbox")
+    s.add_argument("--image", help="sandbox image")
+    s.add_argument("--base-image", help="base image if the sandbox image must be built")
+    s.add_argument("--test-command", help="the repo's test command, if not pytest")
+    g = p.add_argument_group("finishing")
+    g.add_argument("--no-review", dest="review", action="store_false", default=None,
+                   help="skip the reviewer call at finish (validation still runs)")
+    g.add_argument("--max-refinements", type=int, help="times the gate sends work back before flagging (2)")
+    u = p.add_argument_group("interaction")
+    u.add_argument("--yes", "-y", action="store_true", default=None, help="never prompt; apply the result")
+    u.add_argument("--json", action="store_true", help="JSONL events on stdout; human output on stderr")
+    u.add_argument("--verbose", "-v", action="store_true", default=None, help="stream the model's text")
+
+
+SETTING_FLAGS = ("model", "planner_model", "base_url", "api_key", "tool_mode", "stream", "request_timeout",
+                 "max_steps", "max_cost", "timeout", "sandbox", "network", "image", "base_image", "test_command",
+                 "review", "max_refinements", "yes", "verbose")
 
 
 def run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="omni", description="A coding agent for the terminal. It plans, acts one tool call at a time in a "
-        "Docker sandbox on an isolated copy of your repo, corrects itself, and shows you the diff.",
-        epilog="Subcommands: omni sandbox build | omni runs | omni diff RUN | omni apply RUN. "
-        "Exit codes: 0 finished, 1 failed, 2 usage or configuration error, 3 a limit was reached, 130 interrupted.")
-    p.add_argument("goal", nargs="?", help="what to do, in plain words ('-' reads it from stdin)")
+        prog="omni", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+        description="A coding agent for the terminal. It plans, acts one tool call at a time in a Docker "
+        "sandbox on an isolated copy of your repo, corrects itself, and shows you the diff.")
+    p.add_argument("goal", nargs="?", help="what to do, in plain words ('-' reads it from stdin); "
+                   "none opens an interactive session")
     p.add_argument("--version", action="version", version=f"omni {__version__}")
     p.add_argument("--goal-file", type=Path, help="read the goal from a file")
-    p.add_argument("--repo", type=Path, default=None, help="the git repository (default: the current one)")
-    m = p.add_argument_group("model")
-    m.add_argument("--model", help="model id (env OMNI_MODEL)")
-    m.add_argument("--planner-model", help="model for planning (default: --model; env OMNI_PLANNER_MODEL)")
-    m.add_argument("--base-url", help="OpenAI-compatible base URL (env OPENAI_BASE_URL, OPENAI_API_BASE)")
-    m.add_argument("--api-key", help="API key (env OPENAI_API_KEY, OPENROUTER_API_KEY)")
-    m.add_argument("--tool-mode", choices=("auto", "native", "text"), default="auto",
-                   help="native tool calls, a text format, or probe the server once (default)")
-    m.add_argument("--no-stream", action="store_true", help="do not stream replies")
-    m.add_argument("--request-timeout", type=float, default=600.0,
-                   help="seconds without data from the model before a request is cut (default 600)")
-    lim = p.add_argument_group("limits")
-    lim.add_argument("--max-steps", type=int, default=40, help="tool calls before stopping (default 40)")
-    lim.add_argument("--max-cost", type=float, default=None, help="USD before stopping")
-    lim.add_argument("--timeout", type=float, default=None, help="wall-clock seconds before stopping")
-    s = p.add_argument_group("sandbox")
-    s.add_argument("--sandbox", choices=("docker", "local"), default="docker",
-                   help="docker (default) or local: no container, tools run on the host (no isolation)")
-    s.add_argument("--network", action="store_true", help="allow network inside the sandbox during the run")
-    s.add_argument("--image", default=None, help="sandbox image (env OMNI_SANDBOX_IMAGE)")
-    s.add_argument("--base-image", default=None, help="base image if the sandbox image must be built "
-                   "(env OMNI_BASE_IMAGE)")
-    s.add_argument("--test-command", default=os.environ.get("OMNI_TEST_COMMAND", ""),
-                   help="the repo's test command, if not pytest")
-    u = p.add_argument_group("interaction")
-    u.add_argument("--yes", "-y", action="store_true", help="never prompt; apply the result when finished")
-    u.add_argument("--json", action="store_true", help="JSONL events on stdout; human output on stderr")
-    u.add_argument("--verbose", "-v", action="store_true", help="stream the model's text as it arrives")
+    add_run_options(p)
     return p
 
 
-def read_goal(args, parser) -> str:
+def check_limits(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.max_steps is not None and args.max_steps < 1:
+        parser.error("--max-steps must be at least 1")
+    for name in ("max_cost", "timeout", "request_timeout"):
+        if getattr(args, name) is not None and getattr(args, name) <= 0:
+            parser.error(f"--{name.replace('_', '-')} must be positive")
+
+
+def settings_for(args: argparse.Namespace):
+    from omni import settings
+    from omni.workspace import find_repo
+
+    repo = find_repo((args.repo or Path.cwd()).resolve())
+    flags = {k: getattr(args, k, None) for k in SETTING_FLAGS}
+    return settings.load(flags, Path(repo.working_tree_dir))
+
+
+def read_goal(args) -> str:
     if args.goal_file:
         try:
             goal = args.goal_file.read_text()
@@ -78,16 +115,18 @@ def main(argv: list[str] | None = None) -> int:
             return commands.main(argv)
         parser = run_parser()
         args = parser.parse_args(argv)
-        for name in ("max_steps",):
-            if getattr(args, name) < 1:
-                parser.error(f"--{name.replace('_', '-')} must be at least 1")
-        for name in ("max_cost", "timeout"):
-            if getattr(args, name) is not None and getattr(args, name) <= 0:
-                parser.error(f"--{name.replace('_', '-')} must be positive")
-        goal = read_goal(args, parser)
-        from omni.session import run_goal
+        check_limits(parser, args)
+        if args.goal is None and args.goal_file is None and sys.stdin.isatty() and sys.stdout.isatty():
+            from omni.interactive import session
 
-        return run_goal(args, goal)
+            settings, _ = settings_for(args)
+            return session(settings, args)
+        goal = read_goal(args)
+        settings, _ = settings_for(args)
+        from omni.session import RunRequest, run_goal
+
+        code, _ = run_goal(RunRequest(goal, settings, args.repo, args.json))
+        return code
     except OmniError as exc:
         print(f"omni: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -72,14 +72,14 @@ def resolve_endpoint(base_url: str | None, api_key: str | None, env: Mapping[str
     return url.rstrip("/"), key, headers
 
 
-def resolve_models(args, env: Mapping[str, str] | None = None) -> tuple[ModelConfig, ModelConfig]:
+def resolve_models(settings, env: Mapping[str, str] | None = None) -> tuple[ModelConfig, ModelConfig]:
+    """The action model and the planner model from the effective settings (and the provider env vars)."""
     env = os.environ if env is None else env
-    model = args.model or env.get("OMNI_MODEL")
-    url, key, headers = resolve_endpoint(args.base_url, args.api_key, env)
-    if not model:
+    url, key, headers = resolve_endpoint(settings.base_url, settings.api_key, env)
+    if not settings.model:
         raise UsageError(NO_MODEL)
-    common = dict(base_url=url, api_key=key, headers=headers, tool_mode=args.tool_mode,
-                  stream=not args.no_stream, idle_timeout=args.request_timeout)
-    action = ModelConfig(model=model, **common)
-    planner = ModelConfig(model=args.planner_model or env.get("OMNI_PLANNER_MODEL") or model, **common)
+    common = {"base_url": url, "api_key": key, "headers": headers, "tool_mode": settings.tool_mode,
+              "stream": settings.stream, "idle_timeout": settings.request_timeout}
+    action = ModelConfig(model=settings.model, **common)
+    planner = ModelConfig(model=settings.planner_model or settings.model, **common)
     return action, planner

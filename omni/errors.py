@@ -49,3 +49,8 @@ EXIT_CODES = {
     "limit_time": 3,
     "interrupted": 130,
 }
+
+
+class ForceQuit(BaseException):
+    """A second Ctrl-C within two seconds: leave now (the record is still saved, the sandbox removed).
+    A BaseException, so no `except Exception` on the way up can swallow it."""

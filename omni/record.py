@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,16 +18,12 @@ class RunRecord:
     def __init__(self, folder: Path):
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
-        self._events = open(folder / "events.jsonl", "a", encoding="utf-8")
-        self._seq = 0
+        self._events = open(folder / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115 (closed in close())
 
     def emit(self, kind: str, **data: Any) -> None:
-        self._seq += 1
-        line = {"seq": self._seq, "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
-                "kind": kind, **data}
         if kind == "model_delta":  # streamed fragments are for the screen; the reply is recorded whole
             return
-        self._events.write(json.dumps(line, default=str) + "\n")
+        self._events.write(json.dumps({"kind": kind, **data}, default=str) + "\n")
         self._events.flush()
 
     def write(self, name: str, content: str | dict) -> Path:
@@ -48,8 +43,11 @@ class EventBus:
 
     def __init__(self, *sinks):
         self.sinks = list(sinks)
-        self.started = time.monotonic()
+        self.seq = 0
 
     def emit(self, kind: str, **data: Any) -> None:
+        """Stamp the event once (seq, time), so every sink carries the same object."""
+        self.seq += 1
+        stamp = {"seq": self.seq, "time": datetime.now(UTC).isoformat(timespec="milliseconds")}
         for sink in self.sinks:
-            sink.emit(kind, **data)
+            sink.emit(kind, **stamp, **data)

@@ -102,11 +102,12 @@ class LocalSandbox:
 
     kind = "local"
 
-    def __init__(self, workspace: Path, test_command: str = ""):
+    def __init__(self, workspace: Path, test_command: str = "", base_rev: str = "HEAD"):
         self.ipc = _ipc_dir()
         env = dict(os.environ)
         env["OMNI_PROJECT_PYTHON"] = shutil.which("python3") or sys.executable
         env["OMNI_TEST_COMMAND"] = test_command
+        env["OMNI_BASE_REV"] = base_rev
         for key in list(env):  # keys stay out of the tools' reach here too
             if key.endswith(("_API_KEY", "_TOKEN", "_SECRET")):
                 env.pop(key)
@@ -198,7 +199,7 @@ class DockerSandbox:
     kind = "docker"
 
     def __init__(self, run_id: str, workspace: Path, git_dir: Path, config: SandboxConfig,
-                 emit: Callable[..., None] = lambda *a, **k: None, test_command: str = ""):
+                 emit: Callable[..., None] = lambda *a, **k: None, test_command: str = "", base_rev: str = "HEAD"):
         self.client = docker_client()
         for name in remove_stale(self.client):
             emit("sandbox", line=f"removed stale sandbox {name}")
@@ -225,6 +226,7 @@ class DockerSandbox:
             "OMNI_PROJECT_PYTHON": project_python if image.startswith("omni-project:") else
             "/opt/omni-tools/bin/python",
             "OMNI_TEST_COMMAND": test_command,
+            "OMNI_BASE_REV": base_rev,
             "PYTHONDONTWRITEBYTECODE": "1",
             "GIT_CONFIG_COUNT": "1",
             "GIT_CONFIG_KEY_0": "safe.directory",
@@ -287,6 +289,11 @@ class DockerSandbox:
             return uid, gid  # files the agent creates belong to the user
         _chown_tree(workspace, FALLBACK_UID)  # root user: hand the copy to a plain uid for the run
         return FALLBACK_UID, FALLBACK_UID
+
+    def give_back(self) -> None:
+        """After host-side git rewrote files (/undo), hand them to the container user again."""
+        if os.getuid() == 0:
+            _chown_tree(self.workspace, self.owner[0])
 
     def _alive(self) -> bool:
         self.container.reload()

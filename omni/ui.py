@@ -1,26 +1,66 @@
-"""The terminal: renders events as an append-only action/observation log, and asks the user."""
+"""The terminal: an append-only action/observation log with a small live footer, and the prompts that
+ask the user. Core modules emit events; only this module decides how they look."""
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Any, TextIO
 
 from rich.console import Console
+from rich.live import Live
 from rich.markup import escape
+from rich.text import Text
 
 from omni.plan import MARKS
 
 EXCERPT_LINES = 6
 
 
-class ConsoleUI:
-    """Human-readable log. Core modules emit events; only this class decides how they look."""
+def compact_args(args: dict[str, Any], width: int = 60) -> str:
+    parts = []
+    for key, value in args.items():
+        text = value if isinstance(value, str) else json.dumps(value)
+        text = text.replace("\n", "⏎")
+        parts.append(f"{key}={text[:width] + '…' if len(text) > width else text}")
+    return ", ".join(parts)
 
-    def __init__(self, stream: TextIO | None = None, verbose: bool = False):
+
+class ConsoleUI:
+    """Human-readable log. With live=True (a terminal), a footer shows step, tokens, cost, elapsed and
+    the current action; everything else is printed above it and stays in the scrollback."""
+
+    def __init__(self, stream: TextIO | None = None, verbose: bool = False, live: bool = False):
         self.console = Console(file=stream or sys.stdout, highlight=False, soft_wrap=True)
         self.verbose = verbose
         self.streaming = False
+        self.started = time.monotonic()
+        self.state = {"step": 0, "max": 0, "tokens": 0, "cost": 0.0, "action": "starting"}
+        self.live = Live(get_renderable=self.footer, console=self.console, refresh_per_second=4,
+                         transient=True, redirect_stdout=False, redirect_stderr=False) if live else None
+        if self.live:
+            self.live.start()
+
+    def footer(self) -> Text:
+        s = self.state
+        elapsed = int(time.monotonic() - self.started)
+        return Text(f" step {s['step']}/{s['max']} · {s['tokens']:,} tokens · ${s['cost']:.4f} · "
+                    f"{elapsed // 60}:{elapsed % 60:02d} · {s['action']}  (Ctrl-C to steer)", style="reverse")
+
+    def pause(self) -> None:
+        if self.live:
+            self.live.stop()
+
+    def resume(self) -> None:
+        if self.live:
+            self.live.start()
+
+    def close(self) -> None:
+        self.end_stream()
+        if self.live:
+            self.live.stop()
+            self.live = None
 
     def emit(self, kind: str, **data: Any) -> None:
         handler = getattr(self, f"on_{kind}", None)
@@ -30,13 +70,17 @@ class ConsoleUI:
     def print(self, text: str, style: str = "") -> None:
         self.console.print(text, style=style)
 
-    def on_run_start(self, run_id, goal, model, tool_mode, sandbox, **_):
+    # ---- events -------------------------------------------------------------------------------
+    def on_run_start(self, run_id, goal, model, tool_mode, sandbox, instructions=(), **_):
         self.print(f"[bold]omni[/] run {run_id}  model [cyan]{escape(model)}[/] ({tool_mode} tools, "
                    f"{sandbox} sandbox)")
         self.print(f"[bold]Goal:[/] {escape(goal)}")
+        if instructions:
+            self.print(f"[dim]project instructions: {', '.join(instructions)}[/]")
 
     def on_plan(self, steps, reason, version, **_):
-        title = {"initial": "Plan", "replan": "New plan", "model": "Plan updated"}.get(reason, "Plan")
+        title = {"initial": "Plan", "replan": "New plan", "model": "Plan updated",
+                 "user": "Plan set by you"}.get(reason, "Plan")
         self.print(f"[bold magenta]{title}[/] (v{version})")
         for n, step in enumerate(steps, 1):
             style = {"done": "green", "in_progress": "bold", "skipped": "dim strike"}.get(step["status"], "")
@@ -44,7 +88,11 @@ class ConsoleUI:
 
     def on_step(self, n, max, **_):
         self.end_stream()
+        self.state.update(step=n, max=max, action="thinking")
         self.print(f"[dim]── step {n}/{max} ──[/]")
+
+    def on_usage(self, total, **_):
+        self.state.update(tokens=total["prompt_tokens"] + total["completion_tokens"], cost=total["cost"])
 
     def on_model_delta(self, text, **_):
         if self.verbose:
@@ -58,12 +106,8 @@ class ConsoleUI:
 
     def on_action(self, tool, args, **_):
         self.end_stream()
-        parts = []
-        for key, value in args.items():
-            text = value if isinstance(value, str) else json.dumps(value)
-            text = text.replace("\n", "⏎")
-            parts.append(f"{key}={text[:60] + '…' if len(text) > 60 else text}")
-        self.print(f"[bold cyan]▶ {tool}[/]({escape(', '.join(parts))})")
+        self.state["action"] = f"{tool}({compact_args(args, 20)})"[:60]
+        self.print(f"[bold cyan]▶ {tool}[/]({escape(compact_args(args))})")
 
     def on_observation(self, success, output, error, failure, truncated, duration_s=0.0, **_):
         body = output if success else (error + ("\n" + output if output else ""))
@@ -77,8 +121,9 @@ class ConsoleUI:
         if hidden or truncated:
             self.print(f"    [dim]… {hidden} more lines{' (output was capped)' if truncated else ''}[/]")
 
-    def on_correction(self, failure, **_):
-        self.print(f"  [yellow]↻ recovering from: {failure}[/]")
+    def on_correction(self, failure, detail="", **_):
+        self.print(f"  [yellow]↻ recovering from: {failure.replace('_', ' ')}"
+                   f"{': ' + escape(detail[:100]) if detail else ''}[/]")
 
     def on_replan(self, reason, **_):
         self.print(f"  [yellow]↻ replanning: {escape(reason)}[/]")
@@ -87,11 +132,16 @@ class ConsoleUI:
         self.print(f"  [yellow]… model request failed ({escape(reason[:120])}); retry {attempt} in {delay}s[/]")
 
     def on_question(self, text, **_):
-        self.print(f"\n[bold yellow]? The agent asks:[/] {escape(text)}")
+        self.pause()
+        self.print(f"\n[bold yellow]? The agent asks:[/] [bold]{escape(text)}[/]")
 
     def on_answer(self, text, from_user, **_):
+        self.resume()
         if not from_user:
             self.print("  [dim](no user available; told the agent to assume)[/]")
+
+    def on_guidance(self, text, **_):
+        self.print(f"  [yellow]✎ your guidance goes to the agent: {escape(text[:200])}[/]")
 
     def on_warning(self, message, **_):
         self.print(f"[yellow]warning:[/] {escape(message)}")
@@ -99,20 +149,62 @@ class ConsoleUI:
     def on_condensed(self, **_):
         self.print("  [dim]history condensed to fit the context window[/]")
 
+    def on_review(self, verdict, confidence, reasons, **_):
+        style = {"approved": "green", "refine": "yellow", "flag": "red"}.get(verdict, "")
+        self.print(f"  [{style}]review: {verdict} ({confidence:.0%})[/] {escape('; '.join(reasons)[:300])}")
+
+    def on_baseline(self, tests, lint_problems, **_):
+        self.print(f"[dim]baseline: {escape(tests or 'no tests')}; {lint_problems} lint problem(s) before the run[/]")
+
+    def on_gate(self, decision, attempt, reasons, **_):
+        style = {"accept": "green", "refine": "yellow", "flag": "red"}[decision]
+        self.print(f"  [{style}]gate: {decision}[/] (check {attempt}) {escape('; '.join(reasons)[:300])}")
+
+    def on_validation(self, new_failures, **_):
+        if new_failures:
+            self.print(f"  [yellow]validation: {escape('; '.join(new_failures)[:300])}[/]")
+        else:
+            self.print("  [green]validation: no new test or lint failures[/]")
+
     def on_image_build(self, line, **_):
+        self.state["action"] = "building the sandbox image"
         self.print(f"  [dim]{escape(line[:160])}[/]")
 
-    on_env_setup = on_image_build
-    on_sandbox = on_image_build
+    def on_env_setup(self, line, failed=False, **_):
+        self.state["action"] = "setting up the project environment"
+        self.print(f"  [{'yellow' if failed else 'dim'}]{escape(line[:400])}[/]")
 
-    def on_status(self, status, message, steps, usage, **_):
+    def on_sandbox(self, line, **_):
+        self.print(f"  [dim]{escape(line[:160])}[/]")
+
+    def on_status(self, status, message, steps, **_):
         self.end_stream()
         style = "bold green" if status == "finished" else "bold red"
         self.print(f"\n[{style}]{status}[/] after {steps} steps: {escape(message[:500])}")
 
+    def on_summary(self, run_id, status, steps, usage, wall_s, changed_files, applied, apply_note, branch,
+                   record, tests=None, assumptions=(), **_):
+        self.close()
+        tokens = f"{usage.get('prompt_tokens', 0):,}+{usage.get('completion_tokens', 0):,} tokens"
+        self.print(f"\n[bold]Run {run_id}[/]: {status}; {steps} steps, {tokens}, ${usage.get('cost', 0):.4f}, "
+                   f"{wall_s:.1f}s")
+        for row in changed_files:
+            self.print(f"  {row['path']}  [green]+{row['added']}[/] [red]-{row['removed']}[/]")
+        if tests:
+            self.print(f"  tests: {tests}")
+        for question in assumptions:
+            self.print(f"  [yellow]assumed an answer to:[/] {escape(question)}")
+        if applied:
+            self.print(f"[green]{apply_note}[/]. Undo with: omni undo {run_id}")
+        elif changed_files:
+            if apply_note:
+                self.print(f"[yellow]{escape(apply_note)}[/]")
+            self.print(f"The changes are on branch {branch}. Apply them with: omni apply {run_id}")
+        self.print(f"Run record: {record}")
+
 
 class JsonLines:
-    """--json: the same events as events.jsonl, one JSON object per line on stdout."""
+    """--json: the same event objects as events.jsonl, one per line on stdout."""
 
     def __init__(self, stream: TextIO | None = None):
         self.stream = stream or sys.stdout
@@ -125,11 +217,11 @@ class JsonLines:
 
 
 class TerminalAnswers:
-    def __init__(self, console: Console):
-        self.console = console
+    def __init__(self, ui: ConsoleUI):
+        self.ui = ui
 
     def ask(self, question: str) -> str:
-        return self.console.input("[bold yellow]your answer>[/] ").strip() or "(no answer)"
+        return self.ui.console.input("[bold yellow]your answer>[/] ").strip() or "(no answer)"
 
 
 class NoUser:

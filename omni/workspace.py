@@ -55,8 +55,10 @@ class Workspace:
         self.seed = ""
 
     def _git(self, *args: str, cwd: Path | None = None, input: bytes | None = None) -> str:
-        done = subprocess.run(["git", *IDENTITY, *args], cwd=cwd or self.path, input=input,
-                              capture_output=True)
+        # The worktree may belong to the sandbox's uid during a run; it is ours, so git may trust it.
+        trust = ["-c", f"safe.directory={self.path}"]
+        done = subprocess.run(["git", *IDENTITY, *trust, *args], cwd=cwd or self.path, input=input,
+                              capture_output=True, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"git {' '.join(args)} failed: {done.stderr.decode(errors='replace').strip()}")
         return done.stdout.decode("utf-8", "replace")
@@ -93,6 +95,29 @@ class Workspace:
             self._git("commit", "--quiet", "--no-verify", "-m", message)
         return self._git("diff", "--binary", self.seed, "HEAD")
 
+    def checkpoint(self, label: str) -> bool:
+        """Commit the files changed by one step, so /undo can take that step back."""
+        self._git("add", "-A")
+        if not self._git("status", "--porcelain").strip():
+            return False
+        self._git("commit", "--quiet", "--no-verify", "-m", f"omni step: {label[:70]}")
+        return True
+
+    def undo_last(self) -> str:
+        """Take back the last step that changed files (never past the starting state)."""
+        self.checkpoint("uncommitted changes")
+        head = self._git("rev-parse", "HEAD").strip()
+        if head == self.seed:
+            return "nothing to undo: no step has changed files yet"
+        subject = self._git("log", "-1", "--format=%s").strip()
+        files = self._git("diff", "--name-only", "HEAD~1", "HEAD").split()
+        self._git("reset", "--quiet", "--hard", "HEAD~1")
+        return f"undid {subject!r} ({', '.join(files)})"
+
+    def diff_so_far(self) -> str:
+        self._git("add", "-A")
+        return self._git("diff", "--cached", "--stat", "--patch", self.seed)
+
     def changed_files(self) -> list[str]:
         return [f for f in self._git("diff", "--name-only", self.seed, "HEAD").splitlines() if f]
 
@@ -119,21 +144,26 @@ def _blob_hash(path: Path) -> str | None:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def apply_to_user_tree(user_root: Path, seed: str, patch: str, files: list[str]) -> ApplyOutcome:
-    """Apply the run's diff to the user's working tree, unless the user changed those files since."""
+def apply_to_user_tree(user_root: Path, expected: str, patch: str, files: list[str],
+                       reverse: bool = False) -> ApplyOutcome:
+    """Apply (or with reverse, take back) a run's diff in the user's working tree, only if every file
+    it touches is exactly as at `expected` (the starting state; for reverse, the run's result)."""
+    verb = "undo" if reverse else "apply"
     if not patch.strip():
-        return ApplyOutcome(False, "the run changed nothing; nothing to apply", [])
+        return ApplyOutcome(False, f"the run changed nothing; nothing to {verb}", [])
     conflicts = []
     for name in files:
-        seeded = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{seed}:{name}"], cwd=user_root,
-                                capture_output=True, text=True).stdout.strip() or None
-        if _blob_hash(user_root / name) != seeded:
+        blob = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{expected}:{name}"], cwd=user_root,
+                              capture_output=True, text=True, check=False).stdout.strip() or None
+        if _blob_hash(user_root / name) != blob:
             conflicts.append(name)
     if conflicts:
-        return ApplyOutcome(False, "you changed these files since the run started, so nothing was applied: "
-                            + ", ".join(conflicts), conflicts)
-    done = subprocess.run(["git", "apply", "--binary", "--whitespace=nowarn", "-"], cwd=user_root,
-                          input=patch.encode(), capture_output=True)
+        when = "since the run was applied" if reverse else "since the run started"
+        return ApplyOutcome(False, f"these files changed {when}, so nothing was done: " + ", ".join(conflicts)
+                            + f". To {verb} by hand: git apply {'-R ' if reverse else ''}--3way DIFF.patch",
+                            conflicts)
+    done = subprocess.run(["git", "apply", "--binary", "--whitespace=nowarn", *(["-R"] if reverse else []), "-"],
+                          cwd=user_root, input=patch.encode(), capture_output=True, check=False)
     if done.returncode != 0:
-        return ApplyOutcome(False, "git apply refused the patch: " + done.stderr.decode(errors="replace"), [])
-    return ApplyOutcome(True, f"applied changes to {len(files)} file(s)", [])
+        return ApplyOutcome(False, f"git apply refused the patch: {done.stderr.decode(errors='replace')}", [])
+    return ApplyOutcome(True, f"{'undid' if reverse else 'applied'} changes to {len(files)} file(s)", [])

@@ -270,7 +270,7 @@ def test_apply_refuses_when_the_user_changed_the_same_file(tmp_path, fake, docke
     assert run.code == 0
     (repo / "calc.py").write_text("# the user kept working\n")
     applied = run_omni(repo, "apply", run.summary()["run_id"])
-    assert applied.code == 1 and "calc.py" in applied.stdout and "nothing was applied" in applied.stdout
+    assert applied.code == 1 and "calc.py" in applied.stdout and "so nothing was done" in applied.stdout
     assert (repo / "calc.py").read_text() == "# the user kept working\n"
     assert (repo / "old.py").exists()
 

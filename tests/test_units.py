@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
 from omni.config import OPENROUTER_URL, resolve_endpoint, resolve_models
@@ -13,6 +11,7 @@ from omni.failures import CLASSES, FailureTracker
 from omni.plan import Plan
 from omni.prompts import PromptError, Prompts
 from omni.results import Action, ToolResult
+from omni.settings import Settings
 from omni.textmode import TextFormatError, parse_actions
 
 
@@ -67,12 +66,9 @@ def test_ollama_host(host, url):
 def test_openai_alone_needs_a_key_and_a_model():
     with pytest.raises(UsageError, match="No model is configured"):
         resolve_endpoint(None, None, {})
-    args = SimpleNamespace(model=None, base_url=None, api_key="k", tool_mode="auto", no_stream=False,
-                           request_timeout=600, planner_model=None)
     with pytest.raises(UsageError, match="--model NAME"):
-        resolve_models(args, {})
-    args.model, args.planner_model = "gpt-4o-mini", "gpt-4o"
-    action, planner = resolve_models(args, {})
+        resolve_models(Settings(api_key="k"), {})
+    action, planner = resolve_models(Settings(api_key="k", model="gpt-4o-mini", planner_model="gpt-4o"), {})
     assert action.base_url == "https://api.openai.com/v1" and planner.model == "gpt-4o"
 
 

@@ -14,14 +14,16 @@ from workspace import ToolError, resolve
 TRACE_LINES = 12
 
 
+def _changes(ctx: Context) -> list[tuple[str, str]]:
+    """(status, path) of every change since the run started: committed checkpoints, edits, new files."""
+    done = ctx.run(["git", "diff", "--name-status", "--no-renames", ctx.base_rev], timeout=60)
+    rows = [tuple(line.split("\t", 1)) for line in done.output.splitlines() if "\t" in line]
+    untracked = ctx.run(["git", "ls-files", "--others", "--exclude-standard"], timeout=60).output.split("\n")
+    return rows + [("??", name) for name in untracked if name]
+
+
 def _changed_files(ctx: Context) -> list[str]:
-    done = ctx.run(["git", "status", "--porcelain", "--untracked-files=all"], timeout=60)
-    files = []
-    for line in done.output.splitlines():
-        name = line[3:].split(" -> ")[-1].strip('"')
-        if name and (ctx.root / name).is_file():
-            files.append(name)
-    return files
+    return [name for status, name in _changes(ctx) if status != "D" and (ctx.root / name).is_file()]
 
 
 def lint(ctx: Context, paths: list[str] | None = None) -> dict:
@@ -139,22 +141,18 @@ def shell(ctx: Context, command: str, timeout: int = 120) -> dict:
 
 
 def git_status(ctx: Context) -> dict:
-    done = ctx.run(["git", "status", "--short", "--untracked-files=all"], timeout=60)
-    if done.exit_code != 0:
-        return result(False, error=done.output, failure="command_failed")
-    return result(True, done.output.strip() or "no changes since the run started")
+    rows = _changes(ctx)
+    return result(True, "\n".join(f"{status:>2} {name}" for status, name in rows)
+                  or "no changes since the run started")
 
 
 def git_diff(ctx: Context, path: str | None = None) -> dict:
-    argv = ["git", "diff", "--no-color", "HEAD"] + (["--", path] if path else [])
+    argv = ["git", "diff", "--no-color", ctx.base_rev] + (["--", path] if path else [])
     done = ctx.run(argv, timeout=60)
     if done.exit_code != 0:
         return result(False, error=done.output, failure="command_failed")
-    untracked = ctx.run(["git", "ls-files", "--others", "--exclude-standard"], timeout=60).output.split()
     text = done.output
-    for name in untracked:
-        if path and not name.startswith(path):
-            continue
-        extra = ctx.run(["git", "diff", "--no-color", "--no-index", "/dev/null", name], timeout=60)
-        text += extra.output
+    for status, name in _changes(ctx):
+        if status == "??" and (not path or name.startswith(path)):
+            text += ctx.run(["git", "diff", "--no-color", "--no-index", "/dev/null", name], timeout=60).output
     return result(True, text.strip() or "no changes since the run started")

@@ -1,0 +1,49 @@
+"""The event stream's schema: every event has seq, time and kind, plus the fields listed for its kind.
+The same objects go to .omni/runs/<id>/events.jsonl and, with --json, to stdout (README: "Events")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+COMMON = ("seq", "time", "kind")
+FIELDS: dict[str, tuple[str, ...]] = {
+    "run_start": ("run_id", "goal", "model", "planner", "tool_mode", "sandbox", "repo", "branch", "instructions"),
+    "plan": ("reason", "version", "steps"),
+    "step": ("n", "max", "plan_step"),
+    "model_text": ("text",),
+    "action": ("n", "tool", "args", "text"),
+    "observation": ("n", "tool", "success", "output", "error", "failure", "exit_code", "truncated", "duration_s",
+                    "details"),
+    "correction": ("n", "failure", "detail", "prompt"),
+    "replan": ("reason",),
+    "usage": ("purpose", "call", "total"),
+    "retry": ("attempt", "delay", "reason"),
+    "question": ("text",),
+    "answer": ("text", "from_user"),
+    "interrupt": ("step",),
+    "guidance": ("text",),
+    "condensed": ("turns",),
+    "history_shortened": ("turns",),
+    "warning": ("message",),
+    "image_build": ("tag", "line"),
+    "env_setup": ("line",),
+    "sandbox": ("line",),
+    "baseline": ("tests", "failing", "lint_problems"),
+    "validation": ("new_failures", "tests", "lint"),
+    "review": ("verdict", "confidence", "reasons"),
+    "gate": ("decision", "attempt", "reasons", "confidence", "validation"),
+    "status": ("status", "message", "steps", "usage"),
+    "summary": ("run_id", "goal", "status", "message", "exit_code", "steps", "usage", "wall_s", "changed_files",
+                "branch", "seed", "applied", "apply_note", "assumptions", "plan", "tests", "record"),
+}
+
+
+def problems(event: dict[str, Any]) -> list[str]:
+    """What is wrong with one event object against the schema (empty when valid)."""
+    missing = [k for k in COMMON if k not in event]
+    if missing:
+        return [f"missing {', '.join(missing)}"]
+    if event["kind"] not in FIELDS:
+        return [f"unknown kind {event['kind']!r}"]
+    absent = [f for f in FIELDS[event["kind"]] if f not in event]
+    return [f"{event['kind']} lacks {', '.join(absent)}"] if absent else []

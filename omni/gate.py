@@ -1,0 +1,149 @@
+"""The finish gate: validation against the starting state (only NEW test and lint failures count), then
+a reviewer's structured verdict. It accepts, sends the work back with consolidated feedback, or flags
+it for a human after a bounded number of refinements. Every decision is an event in the run record."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from omni.errors import StopRun
+from omni.prompts import Prompts
+
+DIFF_CHARS = 15_000
+_LINT_LINE = re.compile(r"^(?P<path>[^:\n]+):\d+:\d+: (?P<rest>.+?)(?: \(fixable\))?$")
+
+
+class Verdict(BaseModel):
+    verdict: Literal["approved", "refine", "flag"]
+    confidence: float = Field(ge=0, le=1)
+    reasons: list[str] = Field(default_factory=list)
+
+
+def parse_verdict(text: str) -> Verdict:
+    start, end = text.find("{"), text.rfind("}")
+    if start == -1 or end < start:
+        raise ValueError("no JSON object in the reply")
+    try:
+        return Verdict.model_validate(json.loads(text[start:end + 1]))
+    except (json.JSONDecodeError, ValidationError) as exc:
+        raise ValueError(str(exc).splitlines()[0] if isinstance(exc, json.JSONDecodeError) else
+                         "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from exc
+
+
+@dataclass
+class TestState:
+    ran: bool
+    failing: set[str] = field(default_factory=set)
+    headline: str = ""
+
+
+class FinishGate:
+    def __init__(self, sandbox, planner, prompts: Prompts, events, diff: Callable[[], str], review: bool = True,
+                 max_refinements: int = 2, criteria: list[str] | None = None, test_timeout: int = 600):
+        self.sandbox, self.planner, self.prompts, self.events, self.diff = sandbox, planner, prompts, events, diff
+        self.review_enabled, self.max_refinements = review, max_refinements
+        self.commands = [c[4:].strip() for c in criteria or [] if c.startswith("run:")]
+        self.judged = [c for c in criteria or [] if not c.startswith("run:")]
+        self.test_timeout = test_timeout
+        self.refinements = 0
+        self.base_tests = TestState(ran=False)
+        self.base_lint: Counter = Counter()
+
+    # ---- validation -------------------------------------------------------------------------------
+    def _tests(self) -> TestState:
+        result = self.sandbox.run_tool("run_tests", {"timeout": self.test_timeout}, self.test_timeout + 30)
+        summary = result.details.get("summary")
+        if result.failure == "timeout" or summary is None or result.exit_code == 5:
+            return TestState(ran=False, headline=(result.error or result.output).splitlines()[0][:200]
+                             if (result.error or result.output) else "no tests")
+        return TestState(ran=True, failing=set(result.details.get("failing", [])),
+                         headline=result.output.splitlines()[0])
+
+    def _lint(self, paths: list[str] | None) -> Counter:
+        result = self.sandbox.run_tool("lint", {"paths": paths} if paths else {}, 180)
+        found: Counter = Counter()
+        for line in result.output.splitlines():
+            match = _LINT_LINE.match(line)
+            if match:
+                found[(match["path"], match["rest"])] += 1
+        return found
+
+    def baseline(self) -> None:
+        self.base_tests = self._tests()
+        self.base_lint = self._lint(["."])
+        self.events.emit("baseline", tests=self.base_tests.headline, failing=sorted(self.base_tests.failing),
+                         lint_problems=sum(self.base_lint.values()))
+
+    def validate(self) -> tuple[list[str], str]:
+        problems = []
+        tests = self._tests() if self.base_tests.ran else TestState(ran=False, headline="not run (no baseline)")
+        new_failures = sorted(tests.failing - self.base_tests.failing)
+        if new_failures:
+            problems.append(f"tests that passed before now fail: {', '.join(new_failures[:10])}")
+        lint_now = self._lint(None)
+        new_lint = [f"{path}: {rest}" for (path, rest), n in (lint_now - self.base_lint).items() for _ in range(n)]
+        if new_lint:
+            problems.append("new lint problems: " + "; ".join(new_lint[:10]))
+        for command in self.commands:
+            done = self.sandbox.run_tool("shell", {"command": command, "timeout": self.test_timeout},
+                                         self.test_timeout + 30)
+            if not done.success:
+                problems.append(f"criterion `{command}` failed ({done.error}): {done.output.strip()[-600:]}")
+        fixed = sorted(self.base_tests.failing - tests.failing) if tests.ran else []
+        report = (f"tests before: {self.base_tests.headline or 'none'}; after: {tests.headline or 'none'}"
+                  + (f"; newly passing: {', '.join(fixed[:10])}" if fixed else "")
+                  + f"; new lint problems: {len(new_lint)}")
+        self.events.emit("validation", new_failures=problems, tests=tests.headline, lint=len(new_lint))
+        return problems, report
+
+    # ---- review -----------------------------------------------------------------------------------
+    def review(self, agent, summary: str, report: str) -> Verdict:
+        diff = self.diff()
+        prompt = self.prompts.render("review", goal=agent.goal, plan=agent.plan.render(), summary=summary,
+                                     validation=report, criteria=self.judged, diff=diff[:DIFF_CHARS],
+                                     diff_cut=len(diff) > DIFF_CHARS)
+        messages = [{"role": "user", "content": prompt}]
+        raw = []
+        for _ in range(2):  # one retry for an unreadable verdict
+            reply = self.planner.text(messages)
+            agent.count(reply.usage, "review")
+            raw.append(reply.text)
+            try:
+                return parse_verdict(reply.text)
+            except ValueError as exc:
+                messages += [{"role": "assistant", "content": reply.text},
+                             {"role": "user", "content": self.prompts.render("review_retry", error=str(exc))}]
+        self.events.emit("warning", message="the reviewer's reply did not parse twice; flagging", raw=raw)
+        return Verdict(verdict="flag", confidence=0.0, reasons=["the reviewer's reply could not be read: "
+                                                                 + raw[-1][:300]])
+
+    # ---- the decision -----------------------------------------------------------------------------
+    def __call__(self, agent, summary: str) -> str | None:
+        problems, report = self.validate()
+        if problems:
+            decision, reasons, confidence = "refine", problems, 1.0
+        elif not self.review_enabled:
+            decision, reasons, confidence = "accept", ["validation passed; review skipped (--no-review)"], 1.0
+        else:
+            verdict = self.review(agent, summary, report)
+            self.events.emit("review", verdict=verdict.verdict, confidence=verdict.confidence,
+                             reasons=verdict.reasons)
+            decision = {"approved": "accept"}.get(verdict.verdict, verdict.verdict)
+            reasons, confidence = verdict.reasons, verdict.confidence
+        if decision == "refine" and self.refinements >= self.max_refinements:
+            decision = "flag"
+            reasons = [f"still not accepted after {self.refinements} refinement(s)"] + reasons
+        self.events.emit("gate", decision=decision, attempt=self.refinements + 1, reasons=reasons,
+                         confidence=confidence, validation=report)
+        if decision == "accept":
+            return None
+        if decision == "flag":
+            raise StopRun("flagged", "flagged for human review: " + "; ".join(reasons))
+        self.refinements += 1
+        return self.prompts.render("refine", attempt=self.refinements, limit=self.max_refinements, reasons=reasons)

@@ -1,0 +1,67 @@
+"""`omni` with no goal: give goals one after another in the same repo, with /plan, /diff, /undo,
+/runs and /quit. Each goal's outcome is carried into the next goal's context."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+
+from omni import commands
+from omni.errors import OmniError
+from omni.session import RunRequest, run_goal
+from omni.settings import Settings
+
+HELP = """Type a goal and press Enter. Commands:
+  /plan GOAL   show a plan for GOAL without acting      /diff   the last run's diff
+  /undo        undo the last applied run                 /runs   past runs
+  /quit        leave (Ctrl-D too)"""
+
+
+def session(settings: Settings, args: argparse.Namespace) -> int:
+    with contextlib.suppress(ImportError):
+        import readline  # noqa: F401  (line editing and history for input())
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    console.print(f"[bold]omni[/] interactive session. {HELP}")
+    history: list[str] = []
+    last_run = ""
+    code = 0
+    while True:
+        try:
+            line = console.input("\n[bold cyan]omni>[/] ").strip()
+        except (EOFError, KeyboardInterrupt):
+            console.print()
+            return code
+        if not line:
+            continue
+        if line in ("/quit", "/exit"):
+            return code
+        if line == "/help":
+            console.print(HELP)
+            continue
+        repo_args = ["--repo", str(args.repo)] if args.repo else []
+        try:
+            if line == "/runs":
+                commands.main(["runs", *repo_args])
+            elif line in ("/diff", "/undo"):
+                if not last_run:
+                    console.print("no run in this session yet")
+                else:
+                    commands.main([line[1:], last_run, *repo_args])
+            elif line.startswith("/plan"):
+                goal = line[len("/plan"):].strip()
+                if not goal:
+                    console.print("usage: /plan GOAL")
+                    continue
+                run_goal(RunRequest(goal, settings, args.repo, plan_only=True, history=history))
+            elif line.startswith("/"):
+                console.print(f"unknown command {line}; /help lists them")
+            else:
+                code, summary = run_goal(RunRequest(line, settings, args.repo, history=history))
+                last_run = summary["run_id"]
+                history.append(f"- {line} -> {summary['status']}"
+                               f"{': ' + summary['message'][:200] if summary['message'] else ''}")
+        except OmniError as exc:
+            console.print(f"[red]omni: {exc}[/]")
+            code = exc.exit_code

@@ -1,0 +1,104 @@
+"""Layered settings: built-in defaults < user config file < <repo>/.omni/config.toml < OMNI_* environment
+variables < command-line flags. Each layer is validated on its own, so an error names its source."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from omni.errors import UsageError
+
+
+class Settings(BaseModel):
+    """Everything a run can be configured with. Keys match the long flags (with _ for -)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = Field(None, description="model id")
+    planner_model: str | None = Field(None, description="model for planning and review (default: model)")
+    base_url: str | None = Field(None, description="OpenAI-compatible base URL")
+    api_key: str | None = Field(None, description="API key")
+    tool_mode: Literal["auto", "native", "text"] = "auto"
+    stream: bool = True
+    request_timeout: float = Field(600.0, gt=0)
+    max_steps: int = Field(40, ge=1)
+    max_cost: float | None = Field(None, gt=0)
+    timeout: float | None = Field(None, gt=0)
+    sandbox: Literal["docker", "local"] = "docker"
+    network: bool = False
+    image: str | None = None
+    base_image: str | None = None
+    test_command: str = ""
+    review: bool = Field(True, description="ask the planner model to review the diff at finish")
+    max_refinements: int = Field(2, ge=0, description="times the gate sends work back before flagging")
+    yes: bool = False
+    verbose: bool = False
+
+
+def user_config_path(env: Mapping[str, str] = os.environ) -> Path:
+    if sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    elif sys.platform == "win32":
+        base = Path(env.get("APPDATA", Path.home() / "AppData" / "Roaming"))
+    else:
+        base = Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return Path(env.get("OMNI_CONFIG", base / "omni" / "config.toml"))
+
+
+def _check(data: dict[str, Any], source: str) -> dict[str, Any]:
+    try:
+        Settings.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"key '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in exc.errors())
+        raise UsageError(f"invalid configuration in {source}: {problems}") from None
+    return data
+
+
+def _file_layer(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"invalid configuration in {path}: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    return _check({k.replace("-", "_"): v for k, v in data.items()}, str(path))
+
+
+def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+    data = {}
+    for key in Settings.model_fields:
+        name = f"OMNI_{key.upper()}"
+        if env.get(name) not in (None, ""):
+            value: Any = env[name]
+            if Settings.model_fields[key].annotation is bool:
+                value = value.strip().lower() in ("1", "true", "yes", "on")
+            data[key] = value
+    for key, value in data.items():
+        _check({key: value}, f"environment variable OMNI_{key.upper()}")
+    return data
+
+
+def load(flags: dict[str, Any], repo_root: Path | None, env: Mapping[str, str] = os.environ,
+         ) -> tuple[Settings, dict[str, str]]:
+    """The effective settings and, for each key, where its value came from."""
+    layers: list[tuple[str, dict[str, Any]]] = [("user config " + str(user_config_path(env)),
+                                                 _file_layer(user_config_path(env)))]
+    if repo_root is not None:
+        repo_file = repo_root / ".omni" / "config.toml"
+        layers.append(("repo config " + str(repo_file), _file_layer(repo_file)))
+    layers.append(("environment", _env_layer(env)))
+    layers.append(("flag", _check({k: v for k, v in flags.items() if v is not None}, "the command line")))
+    merged: dict[str, Any] = {}
+    sources = {key: "default" for key in Settings.model_fields}
+    for name, data in layers:
+        for key, value in data.items():
+            merged[key] = value
+            sources[key] = name
+    return Settings.model_validate(merged), sources

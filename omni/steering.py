@@ -1,0 +1,81 @@
+"""Ctrl-C while a run is live: once pauses at a safe point and takes the user's input; twice within
+two seconds quits (exit 130) after the record is saved and the sandbox removed."""
+
+from __future__ import annotations
+
+import signal
+import time
+from typing import Callable
+
+from omni.errors import ForceQuit, StopRun
+from omni.plan import Plan
+
+DOUBLE_PRESS = 2.0
+HELP = ("Paused. Type guidance for the agent and press Enter, or a command:\n"
+        "  /diff   show the changes so far      /undo  undo the last step's file changes\n"
+        "  /plan   replace the plan             /quit  stop the run\n"
+        "  (empty line: resume; Ctrl-C again: quit)")
+
+
+class InterruptHandler:
+    def __init__(self):
+        self.last = 0.0
+        self.previous = None
+
+    def __enter__(self) -> InterruptHandler:
+        self.previous = signal.signal(signal.SIGINT, self.handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        signal.signal(signal.SIGINT, self.previous or signal.default_int_handler)
+
+    def handle(self, signum, frame) -> None:
+        now = time.monotonic()
+        if now - self.last < DOUBLE_PRESS:
+            raise ForceQuit()
+        self.last = now
+        raise KeyboardInterrupt
+
+
+class TerminalSteering:
+    """What one Ctrl-C opens: guidance, /diff, /undo, /plan, /quit."""
+
+    def __init__(self, ui, diff: Callable[[], str], undo: Callable[[], str]):
+        self.ui, self.diff, self.undo = ui, diff, undo
+
+    def __call__(self, agent) -> str | None:
+        self.ui.pause()
+        self.ui.print(HELP, "yellow")
+        try:
+            while True:
+                try:
+                    line = self.ui.console.input("[bold yellow]omni paused>[/] ").strip()
+                except (KeyboardInterrupt, EOFError):
+                    raise StopRun("interrupted", "stopped by the user") from None
+                if not line:
+                    return None
+                if line == "/quit":
+                    raise StopRun("interrupted", "stopped by the user")
+                if line == "/diff":
+                    self.ui.print(self.diff() or "(no changes yet)")
+                elif line == "/undo":
+                    message = self.undo()
+                    self.ui.print(message)
+                    agent.guidance = (agent.guidance + "\n" if agent.guidance else "") + f"The user ran /undo: {message}"
+                elif line == "/plan":
+                    self.ui.print("New plan, one step per line; an empty line ends it:")
+                    lines = []
+                    while (entry := self.ui.console.input("  step> ").strip()):
+                        lines.append(f"{len(lines) + 1}. {entry}")
+                    plan = Plan.parse("\n".join(lines))
+                    if plan.steps:
+                        plan.version = agent.plan.version + 1 if agent.plan else 1
+                        agent.set_plan(plan, "user")
+                        agent.guidance = (agent.guidance + "\n" if agent.guidance else "") + \
+                            "The user replaced the plan; follow the new plan."
+                elif line.startswith("/"):
+                    self.ui.print(f"unknown command {line}", "red")
+                else:
+                    return line
+        finally:
+            self.ui.resume()

@@ -1,0 +1,88 @@
+"""The finish gate: baseline, validation (only new failures count), reviewer verdicts, refine or flag."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_omni
+from omni.gate import parse_verdict
+
+PLAN = {"text": "1. Fix add\n2. Check\n3. Finish"}
+FINISH = {"tool": "finish", "args": {"summary": "fixed add"}}
+FIX_ADD = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a - b",
+                                              "new_text": "return a + b"}}
+
+
+def verdict(v: str, confidence: float = 0.9, *reasons: str) -> dict:
+    return {"text": json.dumps({"verdict": v, "confidence": confidence, "reasons": list(reasons) or ["ok"]})}
+
+
+def gates(run) -> list[str]:
+    return [e["decision"] for e in run.events() if e["kind"] == "gate"]
+
+
+def test_breaking_a_passing_test_is_sent_back_then_approved(calc_repo, fake):
+    break_mul = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a * b",
+                                                    "new_text": "return a ** b"}}
+    restore_mul = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a ** b",
+                                                      "new_text": "return a * b"}}
+    fake.add(PLAN, FIX_ADD, break_mul, FINISH, restore_mul, FINISH, verdict("approved", 0.92, "add fixed"))
+    run = run_omni(calc_repo, "--yes", "fix add", fake=fake, sandbox="local", review=True)
+    assert run.code == 0, run.stdout
+    baseline = next(e for e in run.events() if e["kind"] == "baseline")
+    assert baseline["failing"] == ["test_calc.py::test_add"]  # failing before the run: not held against it
+    assert gates(run) == ["refine", "accept"]
+    sent_back = fake.requests[4]["messages"][-1]["content"]
+    assert "Failure: refine" in sent_back
+    assert "tests that passed before now fail: test_calc.py::test_mul" in sent_back
+    review_prompt = fake.requests[6]["messages"][0]["content"]
+    assert "Goal: fix add" in review_prompt and "+    return a + b" in review_prompt
+    assert "newly passing: test_calc.py::test_add" in review_prompt
+    review = next(e for e in run.events() if e["kind"] == "review")
+    assert review["verdict"] == "approved" and review["confidence"] == 0.92
+    assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_a_run_that_keeps_failing_review_is_flagged_after_the_limit(calc_repo, fake):
+    fake.add(PLAN, FIX_ADD, FINISH, verdict("refine", 0.7, "no test for the fix"), FINISH,
+             verdict("refine", 0.6, "still no test"))
+    run = run_omni(calc_repo, "--max-refinements", "1", "fix add", fake=fake, sandbox="local", review=True)
+    assert run.code == 1
+    summary = run.summary()
+    assert summary["status"] == "flagged"
+    assert "flagged for human review" in summary["message"] and "still no test" in summary["message"]
+    assert gates(run) == ["refine", "flag"]
+    assert "no test for the fix" in fake.requests[4]["messages"][-1]["content"]
+    assert summary["applied"] is False  # flagged work is never applied
+
+
+def test_unreadable_review_is_retried_once_then_flagged_with_the_raw_reply(calc_repo, fake):
+    fake.add(PLAN, FIX_ADD, FINISH, {"text": "Looks good to me!"}, {"text": "Yes, approved."})
+    run = run_omni(calc_repo, "--yes", "fix add", fake=fake, sandbox="local", review=True)
+    assert run.code == 1 and run.summary()["status"] == "flagged"
+    assert "Your reply could not be read: no JSON object" in fake.requests[4]["messages"][-1]["content"]
+    warning = next(e for e in run.events() if e["kind"] == "warning" and "reviewer" in e["message"])
+    assert warning["raw"] == ["Looks good to me!", "Yes, approved."]
+
+
+def test_no_review_still_validates_new_lint_problems(calc_repo, fake):
+    sloppy = {"tool": "add_import", "args": {"path": "calc.py", "statement": "import os"}}
+    tidy = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "import os\n", "new_text": ""}}
+    fake.add(PLAN, FIX_ADD, sloppy, FINISH, tidy, FINISH)
+    run = run_omni(calc_repo, "--yes", "fix add", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    assert gates(run) == ["refine", "accept"]
+    sent_back = fake.requests[4]["messages"][-1]["content"]
+    assert "new lint problems: " in sent_back and "calc.py: F401 `os` imported but unused" in sent_back
+    assert not any(e["kind"] == "review" for e in run.events())
+
+
+@pytest.mark.parametrize("text,error", [('{"verdict": "maybe", "confidence": 0.5}', "verdict"),
+                                        ('{"verdict": "approved", "confidence": 3}', "confidence"),
+                                        ("no json", "no JSON object")])
+def test_verdict_parsing_is_strict(text, error):
+    with pytest.raises(ValueError, match=error):
+        parse_verdict(text)
+    assert parse_verdict('Sure: {"verdict": "flag", "confidence": 0.1, "reasons": ["x"]}').verdict == "flag"
