@@ -79,7 +79,8 @@ def resolve_models(settings, env: Mapping[str, str] | None = None) -> tuple[Mode
     if not settings.model:
         raise UsageError(NO_MODEL)
     common = {"base_url": url, "api_key": key, "headers": headers, "tool_mode": settings.tool_mode,
-              "stream": settings.stream, "idle_timeout": settings.request_timeout}
+              "stream": settings.stream, "idle_timeout": settings.request_timeout,
+              "temperature": settings.temperature, "max_tokens": settings.max_tokens}
     action = ModelConfig(model=settings.model, **common)
     planner = ModelConfig(model=settings.planner_model or settings.model, **common)
     return action, planner

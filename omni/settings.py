@@ -26,6 +26,8 @@ class Settings(BaseModel):
     tool_mode: Literal["auto", "native", "text"] = "auto"
     stream: bool = True
     request_timeout: float = Field(600.0, gt=0)
+    temperature: float | None = Field(0.0, ge=0, le=2, description="sampling temperature (None: server default)")
+    max_tokens: int | None = Field(4096, ge=1, description="cap on tokens per reply")
     max_steps: int = Field(40, ge=1)
     max_cost: float | None = Field(None, gt=0)
     timeout: float | None = Field(None, gt=0)

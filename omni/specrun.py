@@ -1,9 +1,200 @@
-"""Placeholder for `omni plan --spec` / `omni run SPEC` (task specs)."""
+"""`omni plan GOAL --spec F` writes a task spec with the planner model; `omni run F` carries it out step by
+step in dependency order, each step a full run behind the finish gate, with progress written to
+F's state copy (<name>.state.yaml) so a later `omni run F` resumes at the first unfinished step."""
 
 from __future__ import annotations
 
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from omni import spec as specs
+from omni.config import resolve_models
 from omni.errors import UsageError
+from omni.prompts import Prompts
+from omni.session import RunRequest, run_goal
+from omni.workspace import find_repo
+
+UNDERSTANDING_ROUNDS = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    from omni.cli import add_run_options
+
+    parser = argparse.ArgumentParser(prog="omni")
+    sub = parser.add_subparsers(dest="command", required=True)
+    plan = sub.add_parser("plan", help="write a YAML task spec for a goal")
+    plan.add_argument("goal")
+    plan.add_argument("--spec", type=Path, required=True, help="where to write the spec")
+    plan.add_argument("--force", action="store_true", help="overwrite an existing spec")
+    add_run_options(plan)
+    run = sub.add_parser("run", help="carry out a YAML task spec")
+    run.add_argument("spec", type=Path)
+    run.add_argument("--check-understanding", action="store_true",
+                     help="before each step, check the executor's understanding with the planner model")
+    add_run_options(run)
+    return parser
+
+
+def _json_object(text: str):
+    start, end = text.find("{"), text.rfind("}")
+    if start == -1 or end < start:
+        raise ValueError("no JSON object in the reply")
+    return json.loads(text[start:end + 1])
+
+
+def _models(settings):
+    from omni.model import ChatModel
+
+    action, planner = resolve_models(settings)
+    return ChatModel(action), ChatModel(planner)
+
+
+def plan_spec(args, settings, console: Console) -> int:
+    if args.spec.exists() and not args.force:
+        raise UsageError(f"{args.spec} exists; pass --force to overwrite it")
+    repo = find_repo((args.repo or Path.cwd()).resolve())
+    files = subprocess.run(["git", "ls-files"], cwd=repo.working_tree_dir, capture_output=True, text=True,
+                           check=False).stdout.splitlines()[:60]
+    prompts = Prompts()
+    _, planner = _models(settings)
+    messages = [{"role": "user", "content": prompts.render("spec_plan", goal=args.goal, files=files)}]
+    for attempt in range(2):
+        reply = planner.text(messages)
+        try:
+            spec = specs.parse(_json_object(reply.text), "the planner's reply")
+            break
+        except (ValueError, UsageError) as exc:
+            if attempt == 1:
+                console.print(f"[red]the planner did not produce a valid spec: {escape(str(exc))}[/]")
+                return 1
+            messages += [{"role": "assistant", "content": reply.text},
+                         {"role": "user", "content": prompts.render("spec_retry", error=str(exc))}]
+    specs.dump(spec, args.spec)
+    console.print(f"wrote {args.spec}: task {spec.task_id}, {len(spec.plan)} steps")
+    for step in spec.ordered():
+        after = f" (after {', '.join(step.depends_on)})" if step.depends_on else ""
+        console.print(f"  {step.step_id}{after}: {escape(step.description)}")
+    return 0
+
+
+def understand(spec, step, executor, planner, prompts: Prompts, state, console: Console) -> None:
+    """The executor says what it understood; the planner judges; unclear instructions are rewritten
+    (in the step itself, so the run and the state copy use them)."""
+    for round_no in range(UNDERSTANDING_ROUNDS + 1):
+        task = _task_text(prompts, spec, step)
+        summary = executor.text([{"role": "user", "content": prompts.render("understand", task=task)}]).text.strip()
+        judgement = planner.text([{"role": "user", "content": prompts.render(
+            "judge_understanding", task=task, summary=summary)}]).text
+        try:
+            data = _json_object(judgement)
+            verdict, feedback = str(data.get("verdict", "")), str(data.get("feedback", ""))
+        except ValueError:
+            verdict, feedback = "unreadable", judgement[:300]
+        state.understanding.append(specs.Understanding(summary=summary, verdict=verdict, feedback=feedback))
+        console.print(f"  understanding check {round_no + 1}: [bold]{escape(verdict)}[/] {escape(feedback[:200])}")
+        if verdict != "needs_refinement":
+            return
+        if round_no == UNDERSTANDING_ROUNDS:
+            console.print("  [yellow]still unclear after refining; proceeding with the latest instructions[/]")
+            break
+        step.agent_spec.instructions = planner.text([{"role": "user", "content": prompts.render(
+            "refine_instructions", instructions=step.agent_spec.instructions, summary=summary,
+            feedback=feedback)}]).text.strip()
+        console.print(f"  [yellow]instructions refined:[/] {escape(step.agent_spec.instructions[:300])}")
+
+
+def _task_text(prompts: Prompts, spec: specs.TaskSpec, step: specs.SpecStep) -> str:
+    a = step.agent_spec
+    return prompts.render("step_goal", description=step.description, step_id=step.step_id,
+                          overall_goal=spec.natural_language_goal, overall_context=spec.overall_context,
+                          instructions=a.instructions, constraints=a.constraints, inputs=a.input_artifacts,
+                          outputs=a.output_artifacts, criteria=a.validation_criteria)
+
+
+def run_spec(args, settings, console: Console) -> int:
+    spec = specs.load(args.spec)
+    repo = find_repo((args.repo or Path.cwd()).resolve())
+    root = Path(repo.working_tree_dir)
+    if not settings.yes:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise UsageError("omni run applies each step's changes to your working tree as the step passes; "
+                             "pass --yes to allow that")
+        if console.input(f"Run {len(spec.plan)} steps of {spec.task_id}, applying each step's changes to your "
+                         "working tree as it passes? [y/N] ").strip().lower() not in ("y", "yes"):
+            return 1
+    state_path = args.spec.with_name(args.spec.stem + ".state.yaml")
+    if state_path.exists():
+        saved = specs.load(state_path)
+        if saved.task_id == spec.task_id:
+            by_id = {s.step_id: s for s in saved.plan}
+            for step in spec.plan:  # carry progress and refined instructions over
+                if step.step_id in by_id and by_id[step.step_id].refinement_state:
+                    step.refinement_state = by_id[step.step_id].refinement_state
+    prompts = Prompts()
+    passed: set[str] = set()
+    executed: set[str] = set()  # steps run in this invocation: their dependents run again too
+    for step in spec.ordered():
+        state = step.refinement_state = step.refinement_state or specs.RefinementState()
+        digest = specs.input_hash(step, root)
+        if state.status == "passed" and state.input_hash == digest and not executed & set(step.depends_on):
+            console.print(f"[dim]step {step.step_id}: skipped, passed before and its inputs are unchanged[/]")
+            passed.add(step.step_id)
+            continue
+        if not set(step.depends_on) <= passed:
+            state.status, state.message = "pending", "a step it depends on did not pass"
+            break
+        console.print(f"\n[bold magenta]step {step.step_id}[/]: {escape(step.description)}")
+        executed.add(step.step_id)
+        pref = step.agent_spec.model_preference
+        step_settings = settings.model_copy(update={
+            "yes": True, "model": pref.model or settings.model,
+            "temperature": pref.temperature if pref.temperature is not None else settings.temperature,
+            "max_tokens": pref.max_tokens or settings.max_tokens})
+        if args.check_understanding:
+            executor, planner = _models(step_settings)
+            understand(spec, step, executor, planner, prompts, state, console)
+        code, summary = run_goal(RunRequest(_task_text(prompts, spec, step), step_settings, args.repo,
+                                            criteria=step.agent_spec.validation_criteria))
+        state.attempts += 1
+        state.run_id, state.message = summary["run_id"], summary["message"][:500]
+        ok = summary["status"] == "finished" and (summary["applied"] or not summary["changed_files"])
+        state.status = "passed" if ok else ("flagged" if summary["status"] == "flagged" else "failed")
+        state.input_hash = None
+        if not ok:
+            specs.dump(spec, state_path)
+            console.print(f"[red]step {step.step_id} {state.status}: {escape(state.message)}[/]")
+            break
+        passed.add(step.step_id)
+        # Inputs changed by the spec's own later steps are not a reason to redo earlier ones: refresh
+        # every passed step's hash, so only changes made outside the spec trigger a re-run.
+        for other in spec.plan:
+            if other.step_id in passed and other.refinement_state:
+                other.refinement_state.input_hash = specs.input_hash(other, root)
+        specs.dump(spec, state_path)
+    specs.dump(spec, state_path)
+    done = len(passed) == len(spec.plan)
+    console.print(f"\n{spec.task_id}: {len(passed)}/{len(spec.plan)} steps passed. Progress: {state_path}")
+    return 0 if done else 1
 
 
 def main(argv: list[str]) -> int:
-    raise UsageError("task specs are not available in this version")
+    from omni.cli import SETTING_FLAGS, check_limits
+
+    parser = _parser()
+    args = parser.parse_args(argv)
+    check_limits(parser, args)
+    from omni import settings as settings_module
+
+    repo = find_repo((args.repo or Path.cwd()).resolve())
+    settings, _ = settings_module.load({k: getattr(args, k, None) for k in SETTING_FLAGS},
+                                       Path(repo.working_tree_dir))
+    console = Console(highlight=False)
+    if args.command == "plan":
+        return plan_spec(args, settings, console)
+    return run_spec(args, settings, console)
