@@ -1,0 +1,213 @@
+"""SWE-bench-style tasks on real PyPI packages: prepare a repo per task (pristine upstream sdist, then
+our bug commit), run an agent command under a wall-clock limit, grade in a copy with the original test
+files restored and the hidden tests added. Reports resolved, steps, tokens and wall time per task.
+
+  python bench/run_tasks.py --agents omni,mini,none --base-url http://127.0.0.1:8080/v1 \
+      --model qwen2.5-coder-1.5b --limit-s 900 [--tasks parse-int-sign,...] [--check]
+
+Agents are command templates (AGENTS below); add one with --agent NAME='command with {goal_file} …'.
+--check verifies every task itself: its fail_to_pass tests fail on the bug commit and pass upstream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TASKS = HERE / "tasks"
+CACHE = Path(os.environ.get("OMNI_BENCH_CACHE", Path.home() / ".cache" / "omni-bench"))
+IDENT = ["-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false"]
+
+AGENTS = {
+    "omni": "omni --yes --no-review --max-steps {max_steps} --base-url {base_url} --model {model} "
+            "--goal-file {goal_file}",
+    "mini": "mini --yolo --exit-immediately --cost-limit 0 --model openai/{model} --config {mini_config} "
+            "--config model.model_kwargs.api_base={base_url} --config model.cost_tracking=ignore_errors "
+            "--output {traj} --task \"$(cat {goal_file})\"",
+    "none": "true",
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *IDENT, *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+def sdist(package: str, version: str) -> Path:
+    folder = CACHE / "sdists"
+    folder.mkdir(parents=True, exist_ok=True)
+    found = [p for p in folder.glob("*.tar.gz") if p.name.lower().replace("_", "-").startswith(
+        f"{package.lower().replace('_', '-')}-{version}")]
+    if found:
+        return found[0]
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps", "-d",
+                    str(folder), f"{package}=={version}"], check=True)
+    return sdist(package, version)
+
+
+def load_task(task_dir: Path) -> dict:
+    task = json.loads((task_dir / "task.json").read_text())
+    task["id"] = task_dir.name
+    task["dir"] = task_dir
+    return task
+
+
+def prepare(task: dict, where: Path) -> Path:
+    """A git repo: the pristine upstream sdist committed, then the bug patch committed on top."""
+    with tarfile.open(sdist(task["package"], task["version"])) as archive:
+        archive.extractall(where, filter="data")
+    top = next(p for p in where.iterdir() if p.is_dir())
+    repo = where / "repo"
+    top.rename(repo)
+    for junk in repo.rglob("*.pyc"):
+        junk.unlink()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", f"{task['package']} {task['version']} (upstream sdist)")
+    subprocess.run(["git", "apply", str(task["dir"] / "bug.patch")], cwd=repo, check=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "bug")
+    return repo
+
+
+def pytest_ids(repo: Path, ids: list[str], timeout: float = 300) -> tuple[bool, str]:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(p) for p in (repo / "src", repo) if p.exists()),
+               PYTHONDONTWRITEBYTECODE="1")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *ids], cwd=repo,
+                          env=env, capture_output=True, text=True, timeout=timeout, check=False)
+    return done.returncode == 0, done.stdout[-2000:]
+
+
+def grade(task: dict, repo: Path) -> dict:
+    """In a copy: the task's test files as they were before the agent, plus the hidden tests."""
+    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
+        copy = Path(tmp) / "repo"
+        shutil.copytree(repo, copy, symlinks=True, ignore=shutil.ignore_patterns(".omni"))
+        tracked_tests = [f for f in git(copy, "ls-files", "--", "tests", "test*").split("\n") if f]
+        if tracked_tests:
+            git(copy, "checkout", "HEAD", "--", *tracked_tests)  # undo any edit to existing tests
+        hidden = task["dir"] / "hidden"
+        if hidden.is_dir():
+            shutil.copytree(hidden, copy, dirs_exist_ok=True)
+        f2p, f2p_log = pytest_ids(copy, task["fail_to_pass"])
+        p2p, p2p_log = pytest_ids(copy, task["pass_to_pass"]) if task.get("pass_to_pass") else (True, "")
+    return {"resolved": f2p and p2p, "fail_to_pass": f2p, "pass_to_pass": p2p,
+            "log": (f2p_log if not f2p else p2p_log)[-600:]}
+
+
+def agent_metrics(agent: str, repo: Path, traj: Path) -> dict:
+    if agent == "omni":
+        runs = sorted((repo / ".omni" / "runs").glob("*/summary.json"))
+        if runs:
+            s = json.loads(runs[-1].read_text())
+            return {"steps": s["steps"], "prompt_tokens": s["usage"].get("prompt_tokens", 0),
+                    "completion_tokens": s["usage"].get("completion_tokens", 0), "status": s["status"]}
+    if agent == "mini" and traj.exists():
+        data = json.loads(traj.read_text())
+        messages = data.get("messages", [])
+        usage = [m.get("extra", {}).get("response", {}).get("usage", {}) for m in messages if m.get("role") == "assistant"]
+        return {"steps": sum(1 for m in messages if m.get("role") == "assistant"),
+                "prompt_tokens": sum(u.get("prompt_tokens", 0) or 0 for u in usage),
+                "completion_tokens": sum(u.get("completion_tokens", 0) or 0 for u in usage),
+                "status": data.get("info", {}).get("exit_status", "")}
+    return {"steps": 0, "prompt_tokens": 0, "completion_tokens": 0, "status": ""}
+
+
+def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Path) -> dict:
+    goal_file = work / "goal.txt"
+    goal_file.write_text(task["goal"])
+    traj = work / "traj.json"
+    command = template.format(goal_file=goal_file, base_url=opts.base_url, model=opts.model,
+                              max_steps=opts.max_steps, mini_config=HERE / "mini.yaml", traj=traj)
+    env = dict(os.environ, OPENAI_API_KEY=os.environ.get("OPENAI_API_KEY", "sk-local"),
+               LITELLM_LOCAL_MODEL_COST_MAP="True", MSWEA_CONFIGURED="true")
+    started = time.monotonic()
+    proc = subprocess.Popen(["bash", "-c", command], cwd=repo, env=env, stdout=open(work / "agent.log", "w"),
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        proc.wait(timeout=opts.limit_s)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        timed_out = True
+    wall = time.monotonic() - started
+    result = grade(task, repo)
+    return {"task": task["id"], "agent": agent, "wall_s": round(wall, 1), "timed_out": timed_out,
+            "exit_code": proc.returncode, **agent_metrics(agent, repo, traj), **result}
+
+
+def check_task(task: dict, work: Path) -> str:
+    repo = prepare(task, work)
+    failing, _ = pytest_ids(repo, task["fail_to_pass"])
+    git(repo, "checkout", "-q", "HEAD~1")
+    hidden = task["dir"] / "hidden"
+    if hidden.is_dir():
+        shutil.copytree(hidden, repo, dirs_exist_ok=True)
+    passing, log = pytest_ids(repo, task["fail_to_pass"] + task.get("pass_to_pass", []))
+    if failing:
+        return "BAD: fail_to_pass tests already pass on the bug commit"
+    if not passing:
+        return "BAD: tests do not pass upstream:\n" + log
+    return "ok"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--agents", default="omni,mini,none")
+    parser.add_argument("--agent", action="append", default=[], help="NAME='command template'")
+    parser.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
+    parser.add_argument("--base-url", default=os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1"))
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b")
+    parser.add_argument("--limit-s", type=float, default=900)
+    parser.add_argument("--max-steps", type=int, default=30)
+    parser.add_argument("--out", type=Path, default=Path("bench-results.jsonl"))
+    parser.add_argument("--check", action="store_true", help="verify the tasks themselves and exit")
+    opts = parser.parse_args()
+    templates = dict(AGENTS)
+    for item in opts.agent:
+        name, _, template = item.partition("=")
+        templates[name] = template
+    wanted = [t for t in opts.tasks.split(",") if t]
+    tasks = [load_task(d) for d in sorted(TASKS.iterdir()) if (d / "task.json").exists()
+             and (not wanted or d.name in wanted)]
+    if opts.check:
+        bad = 0
+        for task in tasks:
+            with tempfile.TemporaryDirectory() as tmp:
+                verdict = check_task(task, Path(tmp))
+            bad += verdict != "ok"
+            print(f"{task['id']:<28} {task['package']:<16} {task['level']:<8} {verdict}")
+        sys.exit(1 if bad else 0)
+    rows = []
+    with opts.out.open("a") as out:
+        for task in tasks:
+            for agent in opts.agents.split(","):
+                with tempfile.TemporaryDirectory(prefix=f"{task['id']}-{agent}-") as tmp:
+                    work = Path(tmp)
+                    repo = prepare(task, work / "src")
+                    row = run_agent(agent, templates[agent], task, repo, opts, work)
+                print(json.dumps({k: v for k, v in row.items() if k != "log"}), flush=True)
+                out.write(json.dumps(row) + "\n")
+                rows.append(row)
+    print("\n| agent | resolved | tokens per resolved task | mean wall time |\n|---|---|---|---|")
+    for agent in opts.agents.split(","):
+        mine = [r for r in rows if r["agent"] == agent]
+        solved = [r for r in mine if r["resolved"]]
+        tokens = sum(r["prompt_tokens"] + r["completion_tokens"] for r in mine)
+        per = f"{tokens / len(solved):,.0f}" if solved else "n/a"
+        mean = sum(r["wall_s"] for r in mine) / max(1, len(mine))
+        print(f"| {agent} | {len(solved)}/{len(mine)} | {per} | {mean:.0f} s |")
+
+
+if __name__ == "__main__":
+    main()
