@@ -69,7 +69,8 @@ class Agent:
         self.after_action = after_action
         self.context = context  # project instructions and earlier goals, for the planner too
         self.tests = ""
-        self.conversation = Conversation(prompts, system, goal, native=model.tool_mode == "native")
+        self.last_tool = self.previous_tool = ""
+        self.conversation = Conversation(prompts, system, goal, native=model.tool_mode == "native", files=files)
         self.failures = FailureTracker(config.replan_after, config.max_format_errors)
         self.usage = Usage()
         self.plan: Plan | None = None
@@ -208,7 +209,7 @@ class Agent:
         note = getattr(self.sandbox, "install_note", "") if self.steps == 0 else ""
         guidance, self.guidance = self.guidance, ""
         return self.prompts.render("step", goal=self.goal, plan=self.plan.render(), note=note,
-                                   guidance=guidance, **self.budget())
+                                   guidance=guidance, all_done=self.plan.current() is None, **self.budget())
 
     def budget(self) -> dict[str, Any]:
         cost_left = self.config.max_cost - self.usage.cost if self.config.max_cost else None
@@ -219,6 +220,7 @@ class Agent:
         refused = self.failures.refusal(action)
         if refused:
             return refused
+        self.previous_tool, self.last_tool = self.last_tool, action.name
         args = self.toolbox.validate(action)
         if isinstance(args, ToolResult):
             return args
@@ -254,6 +256,11 @@ class Agent:
 
     # ---- host tools -------------------------------------------------------------------------------
     def tool_update_plan(self, steps: list[dict]) -> ToolResult:
+        if self.previous_tool == "update_plan":  # small models loop on plan edits instead of acting
+            current = self.plan.current()
+            target = self.plan.steps[current].text if current is not None else "check the work and finish"
+            return ToolResult.fail("tool_error", "not run: you just updated the plan. Act on it now with a tool "
+                                   f"such as read_file, search or replace_in_file, for the step: {target}")
         self.set_plan(self.plan.replaced(steps), "model")
         return ToolResult.ok("plan updated:\n" + self.plan.render())
 

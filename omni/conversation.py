@@ -25,10 +25,10 @@ class Turn:
 
 
 class Conversation:
-    def __init__(self, prompts: Prompts, system: str, goal: str, native: bool):
+    def __init__(self, prompts: Prompts, system: str, goal: str, native: bool, files: list[str] | None = None):
         self.prompts = prompts
         self.head = [{"role": "system", "content": system},
-                     {"role": "user", "content": prompts.render("goal", goal=goal)}]
+                     {"role": "user", "content": prompts.render("goal", goal=goal, files=files or [])}]
         self.native = native
         self.turns: list[Turn] = []
         self.condensed = ""

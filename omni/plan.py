@@ -9,6 +9,11 @@ from pydantic import BaseModel
 
 Status = Literal["pending", "in_progress", "done", "skipped"]
 _ITEM = re.compile(r"^\s*(?:\d+\s*[.):]|[-*•]|step\s+\d+\s*[.:)]?)\s*(.+?)\s*$", re.IGNORECASE)
+_MARK = re.compile(r"^(?:\[[ x>\-]\]\s*)+")  # status marks a model copies back from our rendering
+
+
+def clean(text: str) -> str:
+    return _MARK.sub("", text.replace("**", "").strip()).strip()
 MARKS = {"pending": " ", "in_progress": ">", "done": "x", "skipped": "-"}
 MAX_STEPS = 8
 
@@ -29,7 +34,7 @@ class Plan(BaseModel):
         for line in text.splitlines():
             match = _ITEM.match(line)
             if match:
-                item = match.group(1).replace("**", "").strip()
+                item = clean(match.group(1))
                 if item and not item.endswith(":"):
                     steps.append(PlanStep(text=item))
         plan = cls(steps=steps[:MAX_STEPS])
@@ -48,7 +53,8 @@ class Plan(BaseModel):
         return None
 
     def replaced(self, steps: list[dict]) -> Plan:
-        new = Plan(steps=[PlanStep(**s) for s in steps], version=self.version + 1)
+        new = Plan(steps=[PlanStep(**{**s, "text": clean(s["text"])}) for s in steps if clean(s["text"])],
+                   version=self.version + 1)
         if new.current() is not None and not any(s.status == "in_progress" for s in new.steps):
             new.steps[new.current()].status = "in_progress"
         return new

@@ -82,8 +82,11 @@ def test_list_files_respects_gitignore(box):
 
 def test_find_files(box):
     assert call(box, "find_files", pattern="test_*.py").output.strip() == "tests/test_shapes.py"
+    assert call(box, "find_files", pattern="shapes").output.strip() == "pkg/shapes.py\ntests/test_shapes.py"
     miss = call(box, "find_files", pattern="*.rs")
-    assert not miss.success and "Try a looser glob" in miss.error
+    assert not miss.success and "Use list_files" in miss.error
+    text = call(box, "find_files", pattern="Circle")
+    assert not text.success and "these lines contain 'Circle'" in text.error and "pkg/shapes.py:7:" in text.error
 
 
 def test_search(box):

@@ -44,10 +44,17 @@ def list_files(ctx: Context, path: str = ".", max_results: int = 200) -> dict:
 def find_files(ctx: Context, pattern: str, path: str = ".", max_results: int = 200) -> dict:
     resolve(ctx.root, path, kind="dir")
     files = _all_files(ctx, path)
-    hits = [f for f in files if fnmatch.fnmatch(f, pattern) or fnmatch.fnmatch(os.path.basename(f), pattern)]
+    glob = pattern if any(c in pattern for c in "*?[") else f"*{pattern}*"  # a bare word matches a part
+    hits = [f for f in files if fnmatch.fnmatch(f, glob) or fnmatch.fnmatch(os.path.basename(f), glob)]
     if not hits:
-        return result(False, error=f"no file matches {pattern!r} under {path}. Try a looser glob such as "
-                      f"'*{pattern.strip('*')}*', or list_files.", failure="tool_error")
+        message = f"no file name matches {pattern!r} under {path}."
+        inside = search(ctx, re.escape(pattern.strip("*")), path, max_results=10) if pattern.strip("*") else None
+        if inside and inside["details"].get("total"):
+            message += (f" find_files matches names only; these lines contain {pattern.strip('*')!r} "
+                        f"(search finds text inside files):\n{inside['output']}")
+        else:
+            message += " Use list_files to see the layout."
+        return result(False, error=message, failure="tool_error")
     more = len(hits) - max_results
     text = "\n".join(hits[:max_results]) + (f"\n[{more} more matches not shown]" if more > 0 else "")
     return result(True, text, total=len(hits))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import tempfile
 from pathlib import Path
@@ -31,12 +32,30 @@ def resolve(root: Path, path: str, must_exist: bool = True, kind: str = "file") 
     if parts and parts[0] == ".git":
         raise ToolError(".git is not open to tools; use git_status or git_diff")
     if must_exist and not candidate.exists():
-        raise ToolError(f"{path} does not exist. Use list_files or find_files to find the right path.")
+        raise ToolError(f"{path} does not exist. {nearest_paths(root, path)}")
     if must_exist and kind == "file" and candidate.is_dir():
         raise ToolError(f"{path} is a directory, not a file. Use list_files to see what it holds.")
     if must_exist and kind == "dir" and not candidate.is_dir():
         raise ToolError(f"{path} is a file, not a directory.")
     return candidate
+
+
+def nearest_paths(root: Path, path: str, limit: int = 5000) -> str:
+    """A hint for a wrong path: the closest existing files by name (a quick walk, capped)."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in ("node_modules", "__pycache__")]
+        found += [os.path.relpath(os.path.join(dirpath, f), root) for f in filenames]
+        if len(found) > limit:
+            break
+    close = difflib.get_close_matches(path, found, n=5, cutoff=0.3)
+    close += [f for f in difflib.get_close_matches(os.path.basename(path), [os.path.basename(f) for f in found],
+                                                   n=5, cutoff=0.5) if f not in close]
+    if close:
+        return f"Did you mean: {', '.join(close[:5])}?"
+    if len(found) <= 15:
+        return f"The repository has: {', '.join(sorted(found)) or '(no files)'}."
+    return "Use list_files or find_files to find the right path."
 
 
 def read_text(file: Path, rel: str) -> str:
