@@ -62,11 +62,13 @@ class Agent:
     def __init__(self, goal: str, model: Model, planner: Model, sandbox: Sandbox, toolbox: Toolbox,
                  prompts: Prompts, events: Events, answers: AnswerSource, config: AgentConfig,
                  system: str, files: list[str], gate: Gate | None = None, steering: Steering = _no_steering,
-                 after_action: AfterAction | None = None, context: str = ""):
+                 after_action: AfterAction | None = None, context: str = "",
+                 ready: Callable[[], None] | None = None):
         self.goal, self.model, self.planner, self.sandbox = goal, model, planner, sandbox
         self.toolbox, self.prompts, self.events, self.answers = toolbox, prompts, events, answers
         self.config, self.files, self.gate, self.steering = config, files, gate, steering
         self.after_action = after_action
+        self.ready = ready  # waited for after planning, before the first action (the gate's baseline)
         self.context = context  # project instructions and earlier goals, for the planner too
         self.tests = ""
         self.last_tool = self.previous_tool = ""
@@ -85,6 +87,8 @@ class Agent:
         status, message = "failed", ""
         try:
             self.interruptible(self.make_plan)
+            if self.ready:
+                self.ready()
             while True:
                 self.check_limits()
                 self.interruptible(self.step)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Literal
@@ -79,6 +80,24 @@ class FinishGate:
         self.base_lint = self._lint(["."])
         self.events.emit("baseline", tests=self.base_tests.headline, failing=sorted(self.base_tests.failing),
                          lint_problems=sum(self.base_lint.values()))
+
+    def start_baseline(self) -> None:
+        """Record the baseline in the background, while the planner thinks."""
+        self._baseline_thread = threading.Thread(target=self._baseline_safely, daemon=True)
+        self._baseline_thread.start()
+
+    def _baseline_safely(self) -> None:
+        try:
+            self.baseline()
+        except Exception as exc:  # noqa: BLE001 - reported, and validation then has no baseline
+            self.base_tests = TestState(ran=False, headline=f"baseline failed: {exc}")
+            self.events.emit("warning", message=f"recording the baseline failed: {exc}")
+
+    def wait_baseline(self) -> None:
+        """Called before the first action: nothing may change the workspace while the baseline runs."""
+        thread = getattr(self, "_baseline_thread", None)
+        if thread is not None:
+            thread.join()
 
     def validate(self) -> tuple[list[str], str]:
         problems = []

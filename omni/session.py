@@ -112,9 +112,9 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
         gate = FinishGate(sandbox, planner, prompts, events, workspace.diff_so_far, review=s.review,
                           max_refinements=s.max_refinements, criteria=request.criteria)
         if not request.plan_only:
-            gate.baseline()  # tests and lint of the untouched copy: only new failures will count
+            gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
         agent = Agent(request.goal, model, planner, sandbox, toolbox, prompts, events, answers, config, system,
-                      files, gate=gate, after_action=checkpoint, context=text,
+                      files, gate=gate, after_action=checkpoint, context=text, ready=gate.wait_baseline,
                       **({"steering": steering} if steering else {}))
         if request.plan_only:
             agent.interruptible(agent.make_plan)

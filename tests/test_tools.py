@@ -115,6 +115,18 @@ def test_read_file_ranges_pages_and_refusals(box):
         assert not result.success and message in result.error, (args, result.error)
 
 
+def test_huge_files_get_a_clear_error_and_nothing_is_written(box):
+    big = box.root / "huge.txt"
+    big.write_text("x = 1\n" * 600_000)  # 3.6 MB: readable in pages, too large to edit whole
+    before = big.stat().st_mtime_ns
+    page = call(box, "read_file", path="huge.txt", start_line=599_999, end_line=600_000)
+    assert page.success and "600000| x = 1" in page.output
+    edit = call(box, "replace_in_file", path="huge.txt", old_text="x = 1\n", new_text="y\n")
+    assert not edit.success and "too large to handle whole" in edit.error
+    assert big.stat().st_mtime_ns == before
+    big.unlink()
+
+
 def test_outline_of_a_package(box):
     out = call(box, "outline", path="pkg").output
     assert "pkg/shapes.py" in out
