@@ -31,7 +31,7 @@ IDENT = ["-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "com
 AGENTS = {
     "omni": "omni --yes --no-review --max-steps {max_steps} --base-url {base_url} --model {model} "
             "--goal-file {goal_file}",
-    "mini": "mini --yolo --exit-immediately --cost-limit 0 --model openai/{model} --config {mini_config} "
+    "mini": "mini --yolo --exit-immediately --cost-limit 0 --model openai/{model} --config mini.yaml "
             "--config model.model_kwargs.api_base={base_url} --config model.cost_tracking=ignore_errors "
             "--output {traj} --task \"$(cat {goal_file})\"",
     "none": "true",
@@ -87,8 +87,20 @@ def pytest_ids(repo: Path, ids: list[str], timeout: float = 300) -> tuple[bool, 
     return done.returncode == 0, done.stdout[-2000:]
 
 
+_INSTALLED: set[str] = set()
+
+
+def ensure_test_requires(task: dict) -> None:
+    """The grader's own test dependencies (pytest plugins, helper packages), installed once."""
+    missing = [r for r in task.get("test_requires", []) if r not in _INSTALLED]
+    if missing:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
+        _INSTALLED.update(missing)
+
+
 def grade(task: dict, repo: Path) -> dict:
     """In a copy: the task's test files as they were before the agent, plus the hidden tests."""
+    ensure_test_requires(task)
     with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
         copy = Path(tmp) / "repo"
         shutil.copytree(repo, copy, symlinks=True, ignore=shutil.ignore_patterns(".omni"))
@@ -127,7 +139,7 @@ def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Pat
     goal_file.write_text(task["goal"])
     traj = work / "traj.json"
     command = template.format(goal_file=goal_file, base_url=opts.base_url, model=opts.model,
-                              max_steps=opts.max_steps, mini_config=HERE / "mini.yaml", traj=traj)
+                              max_steps=opts.max_steps, traj=traj)
     env = dict(os.environ, OPENAI_API_KEY=os.environ.get("OPENAI_API_KEY", "sk-local"),
                LITELLM_LOCAL_MODEL_COST_MAP="True", MSWEA_CONFIGURED="true")
     started = time.monotonic()
@@ -147,6 +159,7 @@ def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Pat
 
 
 def check_task(task: dict, work: Path) -> str:
+    ensure_test_requires(task)
     repo = prepare(task, work)
     failing, _ = pytest_ids(repo, task["fail_to_pass"])
     git(repo, "checkout", "-q", "HEAD~1")

@@ -25,7 +25,8 @@ from omni.resources import data_dir
 SANDBOX_TAG = f"omni-sandbox:{__version__}"
 OFFLINE_BASE = "omni-base:bookworm"
 REQUIREMENT_FILES = ("requirements.txt", "requirements-dev.txt", "requirements-test.txt",
-                     "requirements_dev.txt", "test-requirements.txt", "dev-requirements.txt")
+                     "requirements_dev.txt", "test-requirements.txt", "test_requirements.txt",
+                     "dev-requirements.txt")
 TEST_EXTRAS = ("test", "tests", "testing", "dev")
 
 

@@ -1,0 +1,36 @@
+"""The benchmark runner itself, on one real task (parse 1.20.2 from PyPI) with a scripted model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import clean_env
+
+ROOT = Path(__file__).resolve().parent.parent
+OMNI_LOCAL = ("omni=omni --yes --no-review --sandbox local --tool-mode native --max-steps {max_steps} "
+              "--base-url {base_url} --model {model} --goal-file {goal_file}")
+# Would pass if the grader trusted the agent's copy of the tests: the failing test becomes trivial.
+CHEAT = "cheat=printf 'def test_numbers():\\n    pass\\n' > tests/test_parse.py"
+
+
+def test_runner_grades_a_fix_a_no_op_and_a_test_edit(fake, tmp_path):
+    fix = {"tool": "replace_in_file", "args": {"path": "parse.py",
+                                               "old_text": '        if string[0] == "-":\n            sign = 1\n',
+                                               "new_text": '        if string[0] == "-":\n            sign = -1\n'}}
+    fake.add({"text": "1. Fix the sign\n2. Finish"}, fix, {"tool": "finish", "args": {"summary": "fixed"}})
+    out = tmp_path / "results.jsonl"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--tasks", "parse-negative-int",
+         "--agents", "omni,none,cheat", "--agent", OMNI_LOCAL, "--agent", CHEAT, "--base-url", fake.base_url,
+         "--model", "fake-model", "--limit-s", "300", "--out", str(out)],
+        capture_output=True, text=True, timeout=900, env=clean_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {r["agent"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert rows["omni"]["resolved"] is True and rows["omni"]["steps"] == 2
+    assert rows["omni"]["prompt_tokens"] > 0 and rows["omni"]["status"] == "finished"
+    assert rows["none"]["resolved"] is False and rows["none"]["fail_to_pass"] is False
+    assert rows["cheat"]["resolved"] is False and rows["cheat"]["fail_to_pass"] is False  # tests restored
+    assert "| omni | 1/1 |" in done.stdout and "| none | 0/1 |" in done.stdout
