@@ -7,6 +7,7 @@ Retry-After, usage and cost per call, and a distinct error when the context wind
 from __future__ import annotations
 
 import email.utils
+import importlib
 import json
 import time
 from collections.abc import Callable
@@ -20,6 +21,18 @@ from omni.errors import ContextLengthExceeded, ModelError
 from omni.results import Action, Usage
 from omni.textmode import TextFormatError, parse_actions
 
+def _transport_errors() -> tuple[type[Exception], ...]:
+    """Errors the HTTP library raises mid-stream. openai 3 wraps them; openai 1 and 2 let httpx's through."""
+    found = []
+    for module in ("httpx", "httpx2"):
+        try:
+            found.append(importlib.import_module(module).TransportError)
+        except (ImportError, AttributeError):
+            pass
+    return tuple(found)
+
+
+_TRANSPORT = _transport_errors()
 _CONTEXT_MARKERS = (
     "context length",
     "context_length",
@@ -126,7 +139,7 @@ class ChatModel:
                 if self.config.stream:
                     return self._stream(kwargs)
                 return self._plain(kwargs)
-            except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
+            except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError, *_TRANSPORT) as exc:
                 problem = self._describe(exc)
                 retry_after = _retry_after(exc) if isinstance(exc, openai.APIStatusError) else None
                 delay = retry_after if retry_after is not None else min(30.0, 2.0 ** (attempt - 1))
@@ -156,6 +169,10 @@ class ChatModel:
             return f"no data from {where} for {self.config.idle_timeout:.0f}s (timed out)"
         if isinstance(exc, openai.APIConnectionError):
             return f"cannot connect to {where}: {exc.__cause__ or exc}"
+        if isinstance(exc, _TRANSPORT):
+            if "Timeout" in type(exc).__name__:
+                return f"no data from {where} for {self.config.idle_timeout:.0f}s (timed out)"
+            return f"the connection to {where} failed: {type(exc).__name__}: {exc}"
         if isinstance(exc, openai.APIStatusError):
             return f"HTTP {exc.status_code} from {where}: {exc.message}"
         return f"{type(exc).__name__} from {where}: {exc}"
