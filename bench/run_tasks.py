@@ -118,11 +118,14 @@ def grade(task: dict, repo: Path) -> dict:
 
 def agent_metrics(agent: str, repo: Path, traj: Path) -> dict:
     if agent == "omni":
-        runs = sorted((repo / ".omni" / "runs").glob("*/summary.json"))
-        if runs:
-            s = json.loads(runs[-1].read_text())
-            return {"steps": s["steps"], "prompt_tokens": s["usage"].get("prompt_tokens", 0),
-                    "completion_tokens": s["usage"].get("completion_tokens", 0), "status": s["status"]}
+        runs = sorted((repo / ".omni" / "runs").glob("*/events.jsonl"))
+        if runs:  # the events, not summary.json, so a killed run still counts what it used
+            events = [json.loads(line) for line in runs[-1].read_text().splitlines() if line.strip()]
+            usage = next((e["total"] for e in reversed(events) if e["kind"] == "usage"), {})
+            status = next((e["status"] for e in reversed(events) if e["kind"] == "status"), "killed")
+            return {"steps": sum(e["kind"] == "step" for e in events),
+                    "prompt_tokens": usage.get("prompt_tokens", 0),
+                    "completion_tokens": usage.get("completion_tokens", 0), "status": status}
     if agent == "mini" and traj.exists():
         data = json.loads(traj.read_text())
         messages = data.get("messages", [])
@@ -149,8 +152,12 @@ def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Pat
         proc.wait(timeout=opts.limit_s)
         timed_out = False
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        os.killpg(proc.pid, signal.SIGTERM)  # let the agent save its record and clean up
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
         timed_out = True
     wall = time.monotonic() - started
     result = grade(task, repo)

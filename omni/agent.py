@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from omni.conversation import Conversation
-from omni.errors import ContextLengthExceeded, ModelError, SandboxError, StopRun
+from omni.errors import ContextLengthExceeded, ForceQuit, ModelError, SandboxError, StopRun
 from omni.failures import FailureTracker, describe, exact_error, failure_class
 from omni.plan import Plan, PlanStep
 from omni.prompts import Prompts
@@ -98,6 +98,8 @@ class Agent:
             status, message = "model_error", str(exc)
         except SandboxError as exc:
             status, message = "sandbox_error", str(exc)
+        except ForceQuit:
+            status, message = "interrupted", "stopped: Ctrl-C twice, or SIGTERM"
         finally:
             self.events.emit("status", status=status, message=message, steps=self.steps,
                              usage=self.usage.model_dump())

@@ -4,11 +4,12 @@ manage the sandbox, the configuration and past runs."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
 from omni import __version__
-from omni.errors import EXIT_CODES, OmniError, UsageError
+from omni.errors import EXIT_CODES, ForceQuit, OmniError, UsageError
 
 SUBCOMMANDS = ("sandbox", "runs", "show", "diff", "apply", "undo", "config", "plan", "run")
 EPILOG = """subcommands:
@@ -106,8 +107,13 @@ def read_goal(args) -> str:
     return goal
 
 
+def _on_sigterm(signum, frame) -> None:
+    raise ForceQuit()  # like a second Ctrl-C: the record is saved and the sandbox removed on the way out
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         if argv and argv[0] in SUBCOMMANDS:
             from omni import commands
@@ -130,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     except OmniError as exc:
         print(f"omni: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, ForceQuit):
         print("omni: interrupted", file=sys.stderr)
         return EXIT_CODES["interrupted"]
 

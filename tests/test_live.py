@@ -215,3 +215,21 @@ def test_interactive_session_takes_goals_one_after_another(calc_repo, fake):
     child.close()
     assert child.exitstatus == 0
     assert "Earlier goals in this session:\n- look around -> finished" in fake.requests[2]["messages"][0]["content"]
+
+
+@pytest.mark.docker
+def test_sigterm_saves_the_record_and_removes_the_sandbox(calc_repo, fake, docker_engine):
+    fake.add(PLAN, {"tool": "shell", "args": {"command": "sleep 60", "timeout": 120}}, FINISH)
+    proc = subprocess.Popen([sys.executable, "-m", "omni.cli", "--no-review", "--base-url", fake.base_url,
+                             "--model", "m", "--tool-mode", "native", "--yes", "wait"], cwd=calc_repo,
+                            env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_request(fake, 2)
+    time.sleep(1.5)  # the sleep is running in the container
+    proc.terminate()
+    proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    run_dir = next((calc_repo / ".omni" / "runs").iterdir())
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["status"] == "interrupted" and summary["steps"] == 1
+    left = docker_engine.containers.list(all=True, filters={"label": f"org.omni.run={summary['run_id']}"})
+    assert left == []
