@@ -130,7 +130,7 @@ def agent_metrics(agent: str, repo: Path, traj: Path) -> dict:
         data = json.loads(traj.read_text())
         messages = data.get("messages", [])
         usage = [m.get("extra", {}).get("response", {}).get("usage", {}) for m in messages if m.get("role") == "assistant"]
-        return {"steps": sum(1 for m in messages if m.get("role") == "assistant"),
+        return {"steps": data.get("info", {}).get("model_stats", {}).get("api_calls", 0),
                 "prompt_tokens": sum(u.get("prompt_tokens", 0) or 0 for u in usage),
                 "completion_tokens": sum(u.get("completion_tokens", 0) or 0 for u in usage),
                 "status": data.get("info", {}).get("exit_status", "")}
@@ -160,6 +160,12 @@ def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Pat
             proc.wait()
         timed_out = True
     wall = time.monotonic() - started
+    keep = opts.out.with_suffix(".logs") / f"{task['id']}-{agent}"  # for reading what went wrong
+    keep.mkdir(parents=True, exist_ok=True)
+    shutil.copy(work / "agent.log", keep / "agent.log")
+    for extra in [traj, *sorted((repo / ".omni" / "runs").glob("*/events.jsonl"))]:
+        if extra.exists():
+            shutil.copy(extra, keep / extra.name)
     result = grade(task, repo)
     return {"task": task["id"], "agent": agent, "wall_s": round(wall, 1), "timed_out": timed_out,
             "exit_code": proc.returncode, **agent_metrics(agent, repo, traj), **result}

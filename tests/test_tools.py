@@ -85,8 +85,13 @@ def test_find_files(box):
     assert call(box, "find_files", pattern="shapes").output.strip() == "pkg/shapes.py\ntests/test_shapes.py"
     miss = call(box, "find_files", pattern="*.rs")
     assert not miss.success and "Use list_files" in miss.error
-    text = call(box, "find_files", pattern="Circle")
-    assert not text.success and "these lines contain 'Circle'" in text.error and "pkg/shapes.py:7:" in text.error
+    text = call(box, "find_files", pattern="Circle")  # meant: where is Circle? answer that
+    assert text.success and "these are the lines containing 'Circle'" in text.output
+    assert "pkg/shapes.py:7:" in text.output
+    in_file = call(box, "find_files", pattern="area", path="pkg/shapes.py")
+    assert in_file.success and "pkg/shapes.py is a file" in in_file.output and "pkg/shapes.py:13:" in in_file.output
+    absent = call(box, "find_files", pattern="zzz_nowhere", path="pkg/shapes.py")
+    assert not absent.success and "does not occur in it" in absent.error
 
 
 def test_search(box):

@@ -41,20 +41,31 @@ def list_files(ctx: Context, path: str = ".", max_results: int = 200) -> dict:
     return result(True, text, total=len(files))
 
 
+def _text_instead(ctx: Context, pattern: str, path: str, why: str) -> dict | None:
+    """What a model that used find_files to look for text meant: the lines containing it."""
+    word = pattern.strip("*")
+    inside = search(ctx, re.escape(word), path, max_results=20) if word else None
+    if inside and inside["details"].get("total"):
+        return result(True, f"{why} find_files matches file names; these are the lines containing {word!r} "
+                      f"(the search tool finds text inside files):\n{inside['output']}", total=0)
+    return None
+
+
 def find_files(ctx: Context, pattern: str, path: str = ".", max_results: int = 200) -> dict:
-    resolve(ctx.root, path, kind="dir")
+    if resolve(ctx.root, path, kind="any").is_file():
+        found = _text_instead(ctx, pattern, path, f"{path} is a file, not a directory.")
+        if found:
+            return found
+        raise ToolError(f"{path} is a file, not a directory, and {pattern!r} does not occur in it")
     files = _all_files(ctx, path)
     glob = pattern if any(c in pattern for c in "*?[") else f"*{pattern}*"  # a bare word matches a part
     hits = [f for f in files if fnmatch.fnmatch(f, glob) or fnmatch.fnmatch(os.path.basename(f), glob)]
     if not hits:
-        message = f"no file name matches {pattern!r} under {path}."
-        inside = search(ctx, re.escape(pattern.strip("*")), path, max_results=10) if pattern.strip("*") else None
-        if inside and inside["details"].get("total"):
-            message += (f" find_files matches names only; these lines contain {pattern.strip('*')!r} "
-                        f"(search finds text inside files):\n{inside['output']}")
-        else:
-            message += " Use list_files to see the layout."
-        return result(False, error=message, failure="tool_error")
+        found = _text_instead(ctx, pattern, path, f"No file name matches {pattern!r} under {path}.")
+        if found:
+            return found
+        return result(False, error=f"no file name matches {pattern!r} under {path}. Use list_files to see the "
+                      "layout.", failure="tool_error")
     more = len(hits) - max_results
     text = "\n".join(hits[:max_results]) + (f"\n[{more} more matches not shown]" if more > 0 else "")
     return result(True, text, total=len(hits))
@@ -71,7 +82,7 @@ def search(ctx: Context, pattern: str, path: str = ".", glob: str | None = None,
         raise ToolError(f"invalid regular expression {pattern!r}: {exc}. Escape special characters "
                         "such as ( [ . * with a backslash.") from exc
     if ctx.has("rg"):
-        argv = ["rg", "--line-number", "--no-heading", "--color", "never", "--hidden", "-g", "!.git",
+        argv = ["rg", "--line-number", "--with-filename", "--no-heading", "--color", "never", "--hidden", "-g", "!.git",
                 "--max-columns", "300", "--max-columns-preview"]
         if ignore_case:
             argv.append("-i")
