@@ -73,17 +73,20 @@ def _file_layer(path: Path) -> dict[str, Any]:
     return _check({k.replace("-", "_"): v for k, v in data.items()}, str(path))
 
 
+ENV_NAMES = {"image": "OMNI_SANDBOX_IMAGE"}  # clearer than OMNI_IMAGE for the sandbox image
+
+
 def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
     data = {}
     for key in Settings.model_fields:
-        name = f"OMNI_{key.upper()}"
+        name = ENV_NAMES.get(key, f"OMNI_{key.upper()}")
         if env.get(name) not in (None, ""):
             value: Any = env[name]
             if Settings.model_fields[key].annotation is bool:
                 value = value.strip().lower() in ("1", "true", "yes", "on")
             data[key] = value
     for key, value in data.items():
-        _check({key: value}, f"environment variable OMNI_{key.upper()}")
+        _check({key: value}, f"environment variable {ENV_NAMES.get(key, f'OMNI_{key.upper()}')}")
     return data
 
 

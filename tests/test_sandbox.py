@@ -281,3 +281,18 @@ def test_no_docker_engine_gives_a_clear_message_and_exit_2(calc_repo, fake):
     assert run.code == 2
     assert "No Docker engine answered" in run.stderr and "--sandbox local" in run.stderr
     assert not (calc_repo / ".omni").exists() and fake.requests == []
+
+
+def test_first_run_builds_a_missing_image_with_progress(calc_repo, fake, docker_engine):
+    tag = f"omni-sandbox:autobuild-{os.getpid()}"
+    fake.add({"text": "1. Look"}, {"tool": "finish", "args": {"summary": "looked"}})
+    env = clean_env(OMNI_SANDBOX_IMAGE=tag, OMNI_BASE_IMAGE="omni-base:bookworm")
+    try:
+        run = run_omni(calc_repo, "--yes", "look", fake=fake, env=env, timeout=900)
+        assert run.code == 0, run.stdout + run.stderr
+        assert f"the sandbox image {tag} is missing; building it" in run.stdout
+        builds = [e for e in run.events() if e["kind"] == "image_build"]
+        assert len(builds) > 3 and any("Successfully built" in e["line"] for e in builds)
+        assert docker_engine.images.get(tag)
+    finally:
+        subprocess.run(["docker", "rmi", "-f", tag], capture_output=True, check=False)
