@@ -28,6 +28,8 @@ class Model(Protocol):
 class Sandbox(Protocol):
     """Where tools run: a Docker container (default) or the host (explicit opt-in)."""
 
+    kind: str  # "docker" | "local"
+
     def run_tool(self, name: str, args: dict[str, Any], timeout: float) -> ToolResult: ...
 
     def close(self) -> None: ...
