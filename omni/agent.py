@@ -72,6 +72,8 @@ class Agent:
         self.context = context  # project instructions and earlier goals, for the planner too
         self.tests = ""
         self.last_tool = self.previous_tool = ""
+        self.changes = 0  # bumped by every action that may change the workspace
+        self.looked: dict[str, tuple[int, int]] = {}  # read-only call -> (step, changes at the time)
         self.conversation = Conversation(prompts, system, goal, native=model.tool_mode == "native", files=files)
         self.failures = FailureTracker(config.replan_after, config.max_format_errors)
         self.usage = Usage()
@@ -232,6 +234,14 @@ class Agent:
             return args
         if action.name in self.toolbox.host:
             return getattr(self, f"tool_{action.name}")(**args)
+        seen = self.looked.get(action.signature())
+        if seen and seen[1] == self.changes:  # small models re-read; on a slow model that costs minutes
+            return ToolResult.fail("repeated", f"not run: {action.compact(100)} already ran at step {seen[0]} and "
+                                   "nothing has changed since; its output is above. Act on it instead.")
+        if action.name in self.toolbox.read_only:
+            self.looked[action.signature()] = (self.steps, self.changes)
+        else:
+            self.changes += 1
         timeout = float(args.get("timeout", self.config.tool_timeout))
         if self.config.timeout is not None:  # no command outlives the run's wall-clock limit
             timeout = max(1.0, min(timeout, self.config.timeout - (time.monotonic() - self.started)))

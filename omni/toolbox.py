@@ -46,6 +46,7 @@ class Toolbox:
             m.__name__: m for m in (*specs.SANDBOX_TOOLS, *specs.HOST_TOOLS) if m.__name__ not in exclude
         }
         self.host = {m.__name__ for m in specs.HOST_TOOLS}
+        self.read_only = {m.__name__ for m in specs.READ_ONLY}
 
     @property
     def names(self) -> list[str]:

@@ -197,3 +197,14 @@ def test_without_yes_or_terminal_the_users_tree_is_left_alone(calc_repo, fake):
     applied = run_omni(calc_repo, "apply", summary["run_id"][:12])
     assert applied.code == 0, applied.stdout + applied.stderr
     assert (calc_repo / "calc.py").read_text() == before["calc.py"].decode().replace("a - b", "a + b")
+
+
+def test_an_unchanged_read_is_not_repeated_but_a_read_after_an_edit_is(calc_repo, fake):
+    read = {"tool": "read_file", "args": {"path": "calc.py"}}
+    fake.add(PLAN, read, read, FIX, read, FINISH)
+    run = run_omni(calc_repo, "--yes", "fix", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    observations = [e for e in run.events() if e["kind"] == "observation"]
+    assert [o["success"] for o in observations[:4]] == [True, False, True, True]
+    assert "already ran at step 1 and nothing has changed since" in observations[1]["error"]
+    assert "return a + b" in observations[3]["output"]  # after the edit the same read runs again
