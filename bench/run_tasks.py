@@ -79,6 +79,12 @@ def prepare(task: dict, where: Path) -> Path:
     return repo
 
 
+def pass_to_pass(task: dict) -> list[str]:
+    """The keep-passing selection, minus the tests that are meant to change (they may share a file)."""
+    deselect = [arg for test in task["fail_to_pass"] if "::" in test for arg in ("--deselect", test)]
+    return task.get("pass_to_pass", []) + deselect if task.get("pass_to_pass") else []
+
+
 def pytest_ids(repo: Path, ids: list[str], timeout: float = 300) -> tuple[bool, str]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(p) for p in (repo / "src", repo) if p.exists()),
                PYTHONDONTWRITEBYTECODE="1")
@@ -111,7 +117,7 @@ def grade(task: dict, repo: Path) -> dict:
         if hidden.is_dir():
             shutil.copytree(hidden, copy, dirs_exist_ok=True)
         f2p, f2p_log = pytest_ids(copy, task["fail_to_pass"])
-        p2p, p2p_log = pytest_ids(copy, task["pass_to_pass"]) if task.get("pass_to_pass") else (True, "")
+        p2p, p2p_log = pytest_ids(copy, pass_to_pass(task)) if task.get("pass_to_pass") else (True, "")
     return {"resolved": f2p and p2p, "fail_to_pass": f2p, "pass_to_pass": p2p,
             "log": (f2p_log if not f2p else p2p_log)[-600:]}
 
@@ -175,6 +181,7 @@ def check_task(task: dict, work: Path) -> str:
     ensure_test_requires(task)
     repo = prepare(task, work)
     failing, _ = pytest_ids(repo, task["fail_to_pass"])
+    kept, kept_log = pytest_ids(repo, pass_to_pass(task)) if task.get("pass_to_pass") else (True, "")
     git(repo, "checkout", "-q", "HEAD~1")
     hidden = task["dir"] / "hidden"
     if hidden.is_dir():
@@ -182,6 +189,8 @@ def check_task(task: dict, work: Path) -> str:
     passing, log = pytest_ids(repo, task["fail_to_pass"] + task.get("pass_to_pass", []))
     if failing:
         return "BAD: fail_to_pass tests already pass on the bug commit"
+    if not kept:
+        return "BAD: pass_to_pass tests fail on the bug commit:\n" + kept_log
     if not passing:
         return "BAD: tests do not pass upstream:\n" + log
     return "ok"
