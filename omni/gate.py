@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from omni.errors import StopRun
 from omni.prompts import Prompts
+from omni.textmode import json_object
 
 DIFF_CHARS = 15_000
 _LINT_LINE = re.compile(r"^(?P<path>[^:\n]+):\d+:\d+: (?P<rest>.+?)(?: \(fixable\))?$")
@@ -27,11 +28,8 @@ class Verdict(BaseModel):
 
 
 def parse_verdict(text: str) -> Verdict:
-    start, end = text.find("{"), text.rfind("}")
-    if start == -1 or end < start:
-        raise ValueError("no JSON object in the reply")
     try:
-        return Verdict.model_validate(json.loads(text[start:end + 1]))
+        return Verdict.model_validate(json_object(text))
     except (json.JSONDecodeError, ValidationError) as exc:
         raise ValueError(str(exc).splitlines()[0] if isinstance(exc, json.JSONDecodeError) else
                          "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from exc

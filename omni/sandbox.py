@@ -199,8 +199,9 @@ class DockerSandbox:
     kind = "docker"
 
     def __init__(self, run_id: str, workspace: Path, git_dir: Path, config: SandboxConfig,
-                 emit: Callable[..., None] = lambda *a, **k: None, test_command: str = "", base_rev: str = "HEAD"):
-        self.client = docker_client()
+                 emit: Callable[..., None] = lambda *a, **k: None, test_command: str = "", base_rev: str = "HEAD",
+                 client=None):
+        self.client = client or docker_client()
         for name in remove_stale(self.client):
             emit("sandbox", line=f"removed stale sandbox {name}")
         image = ensure_image(self.client, config, emit)

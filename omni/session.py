@@ -51,8 +51,8 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
         raise UsageError("the repository has no commits yet; make a first commit, then run omni")
     action_config, planner_config = resolve_models(s)
     prompts, toolbox = Prompts(), Toolbox()
-    if s.sandbox == "docker":
-        docker_client()  # no engine: a clear message and exit 2, before any file is written
+    # No engine: a clear message and exit 2, before any file is written. The sandbox reuses this client.
+    engine = docker_client() if s.sandbox == "docker" else None
     # The openai package takes ~0.5 s to import: load it while the worktree and container start.
     warm = threading.Thread(target=importlib.import_module, args=("omni.model",), daemon=True)
     warm.start()
@@ -77,7 +77,7 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
         workspace.create()
         if s.sandbox == "docker":
             sandbox = DockerSandbox(run_id, workspace.path, Path(repo.common_dir).resolve(),
-                                    sandbox_config(s), events.emit, s.test_command, workspace.seed)
+                                    sandbox_config(s), events.emit, s.test_command, workspace.seed, engine)
         else:
             events.emit("warning", message="--sandbox local: tools run on this machine without a container "
                         "or any isolation (on a copy of the repo in .omni/worktrees)")

@@ -5,7 +5,6 @@ F's state copy (<name>.state.yaml) so a later `omni run F` resumes at the first 
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from omni.config import resolve_models
 from omni.errors import UsageError
 from omni.prompts import Prompts
 from omni.session import RunRequest, run_goal
+from omni.textmode import json_object
 from omni.workspace import find_repo
 
 UNDERSTANDING_ROUNDS = 2
@@ -41,13 +41,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _json_object(text: str):
-    start, end = text.find("{"), text.rfind("}")
-    if start == -1 or end < start:
-        raise ValueError("no JSON object in the reply")
-    return json.loads(text[start:end + 1])
-
-
 def _models(settings):
     from omni.model import ChatModel
 
@@ -67,7 +60,7 @@ def plan_spec(args, settings, console: Console) -> int:
     for attempt in range(2):
         reply = planner.text(messages)
         try:
-            spec = specs.parse(_json_object(reply.text), "the planner's reply")
+            spec = specs.parse(json_object(reply.text), "the planner's reply")
             break
         except (ValueError, UsageError) as exc:
             if attempt == 1:
@@ -92,7 +85,7 @@ def understand(spec, step, executor, planner, prompts: Prompts, state, console: 
         judgement = planner.text([{"role": "user", "content": prompts.render(
             "judge_understanding", task=task, summary=summary)}]).text
         try:
-            data = _json_object(judgement)
+            data = json_object(judgement)
             verdict, feedback = str(data.get("verdict", "")), str(data.get("feedback", ""))
         except ValueError:
             verdict, feedback = "unreadable", judgement[:300]

@@ -74,3 +74,12 @@ def parse_actions(text: str) -> list[Action]:
     if problems:
         raise TextFormatError("; ".join(problems))
     raise TextFormatError("the reply contains no ```tool_call block")
+
+
+def json_object(text: str) -> Any:
+    """The JSON object in a reply that should hold one (from the first '{' to the last '}').
+    Raises ValueError, or json.JSONDecodeError (a ValueError) when it does not parse."""
+    start, end = text.find("{"), text.rfind("}")
+    if start == -1 or end < start:
+        raise ValueError("no JSON object in the reply")
+    return json.loads(text[start:end + 1])

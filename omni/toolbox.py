@@ -47,13 +47,19 @@ class Toolbox:
         }
         self.host = {m.__name__ for m in specs.HOST_TOOLS}
         self.read_only = {m.__name__ for m in specs.READ_ONLY}
+        # Built once: every model request sends them, and a stable list keeps the prompt prefix cached.
+        self._schemas = {name: self._build_schema(model) for name, model in self.models.items()}
 
     @property
     def names(self) -> list[str]:
         return list(self.models)
 
     def schema(self, name: str) -> dict[str, Any]:
-        model = self.models[name]
+        return self._schemas[name]
+
+    @staticmethod
+    def _build_schema(model: type[BaseModel]) -> dict[str, Any]:
+        name = model.__name__
         raw = model.model_json_schema()
         params = _clean(raw, raw.get("$defs", {}))
         params.pop("description", None)
@@ -62,7 +68,7 @@ class Toolbox:
             "name": name, "description": (model.__doc__ or "").strip(), "parameters": params}}
 
     def schemas(self) -> list[dict[str, Any]]:
-        return [self.schema(name) for name in self.models]
+        return list(self._schemas.values())
 
     def signatures(self) -> list[dict[str, str]]:
         """One line per tool for text mode: name(param: type, opt?: type)."""
