@@ -63,12 +63,13 @@ class Agent:
                  prompts: Prompts, events: Events, answers: AnswerSource, config: AgentConfig,
                  system: str, files: list[str], gate: Gate | None = None, steering: Steering = _no_steering,
                  after_action: AfterAction | None = None, context: str = "",
-                 ready: Callable[[], None] | None = None):
+                 ready: Callable[[], None] | None = None, briefing: Callable[[], str] | None = None):
         self.goal, self.model, self.planner, self.sandbox = goal, model, planner, sandbox
         self.toolbox, self.prompts, self.events, self.answers = toolbox, prompts, events, answers
         self.config, self.files, self.gate, self.steering = config, files, gate, steering
         self.after_action = after_action
         self.ready = ready  # waited for after planning, before the first action (the gate's baseline)
+        self.briefing = briefing  # looked up once before the first step: failing tests, code the goal names
         self.context = context  # project instructions and earlier goals, for the planner too
         self.tests = ""
         self.last_tool = self.previous_tool = ""
@@ -91,6 +92,8 @@ class Agent:
             self.interruptible(self.make_plan)
             if self.ready:
                 self.ready()
+            if self.briefing:
+                self.brief(self.briefing())
             while True:
                 self.check_limits()
                 self.interruptible(self.step)
@@ -125,6 +128,11 @@ class Agent:
             raise StopRun("limit_cost", f"reached the cost limit (${cfg.max_cost:.2f})")
         if cfg.timeout is not None and time.monotonic() - self.started >= cfg.timeout:
             raise StopRun("limit_time", f"reached the time limit ({cfg.timeout:.0f}s)")
+
+    def brief(self, text: str) -> None:
+        if text:
+            self.conversation.brief(text)
+            self.events.emit("briefing", text=text, lines=len(text.splitlines()))
 
     # ---- planning ---------------------------------------------------------------------------------
     def make_plan(self, replan: bool = False) -> None:

@@ -33,6 +33,10 @@ class Conversation:
         self.turns: list[Turn] = []
         self.condensed = ""
 
+    def brief(self, text: str) -> None:
+        """Add what was looked up before the first step to the goal message, so it stays in every request."""
+        self.head[1] = {"role": "user", "content": self.head[1]["content"] + "\n\n" + text}
+
     def add(self, text: str, action: Action | None, observation: str, ok: bool) -> None:
         if action is not None and self.native:
             assistant = {"role": "assistant", "content": text or None, "tool_calls": [{

@@ -29,6 +29,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "env_setup": ("line",),
     "sandbox": ("line",),
     "baseline": ("tests", "failing", "lint_problems"),
+    "briefing": ("text", "lines"),
     "validation": ("new_failures", "tests", "lint"),
     "review": ("verdict", "confidence", "reasons"),
     "gate": ("decision", "attempt", "reasons", "confidence", "validation"),

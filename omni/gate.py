@@ -40,6 +40,7 @@ class TestState:
     ran: bool
     failing: set[str] = field(default_factory=set)
     headline: str = ""
+    report: str = ""  # the failing tests with their messages, as run_tests shows them
 
 
 class FinishGate:
@@ -51,6 +52,7 @@ class FinishGate:
         self.judged = [c for c in criteria or [] if not c.startswith("run:")]
         self.test_timeout = test_timeout
         self.refinements = 0
+        self.noticed: set[str] = set()
         self.base_tests = TestState(ran=False)
         self.base_lint: Counter = Counter()
 
@@ -62,7 +64,7 @@ class FinishGate:
             return TestState(ran=False, headline=(result.error or result.output).splitlines()[0][:200]
                              if (result.error or result.output) else "no tests")
         return TestState(ran=True, failing=set(result.details.get("failing", [])),
-                         headline=result.output.splitlines()[0])
+                         headline=result.output.splitlines()[0], report=result.output)
 
     def _lint(self, paths: list[str] | None) -> Counter:
         result = self.sandbox.run_tool("lint", {"paths": paths} if paths else {}, 180)
@@ -112,12 +114,30 @@ class FinishGate:
                                          self.test_timeout + 30)
             if not done.success:
                 problems.append(f"criterion `{command}` failed ({done.error}): {done.output.strip()[-600:]}")
+        problems += self.notices(tests)
         fixed = sorted(self.base_tests.failing - tests.failing) if tests.ran else []
         report = (f"tests before: {self.base_tests.headline or 'none'}; after: {tests.headline or 'none'}"
                   + (f"; newly passing: {', '.join(fixed[:10])}" if fixed else "")
                   + f"; new lint problems: {len(new_lint)}")
         self.events.emit("validation", new_failures=problems, tests=tests.headline, lint=len(new_lint))
         return problems, report
+
+    def notices(self, tests: TestState) -> list[str]:
+        """Things that are often, but not always, unfinished work. Each is raised once: finishing again
+        after it means the model has considered it (a question needs no change; a failing test may be
+        unrelated to the goal)."""
+        found = []
+        still = sorted(self.base_tests.failing & tests.failing) if tests.ran else []
+        if still and "still_failing" not in self.noticed:
+            found.append(f"tests that failed before you started still fail: {', '.join(still[:10])}. If the goal "
+                         "is about them, it is not met yet: run them, read the failure, fix the code. If they are "
+                         "unrelated to the goal, call finish again.")
+            self.noticed.add("still_failing")
+        if not self.diff().strip() and "no_change" not in self.noticed:
+            found.append("no file has changed yet. If the goal needs a change, make it now (read the code, then "
+                         "edit it). If it truly needs none, call finish again and say why.")
+            self.noticed.add("no_change")
+        return found
 
     # ---- review -----------------------------------------------------------------------------------
     def review(self, agent, summary: str, report: str) -> Verdict:

@@ -153,6 +153,9 @@ class ConsoleUI:
         style = {"approved": "green", "refine": "yellow", "flag": "red"}.get(verdict, "")
         self.print(f"  [{style}]review: {verdict} ({confidence:.0%})[/] {escape('; '.join(reasons)[:300])}")
 
+    def on_briefing(self, lines, **_):
+        self.print(f"[dim]briefing: {lines} line(s) of failing tests and named code added to the goal[/]")
+
     def on_baseline(self, tests, lint_problems, **_):
         self.print(f"[dim]baseline: {escape(tests or 'no tests')}; {lint_problems} lint problem(s) before the run[/]")
 

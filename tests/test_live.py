@@ -34,7 +34,7 @@ def wait_for_request(fake, count, limit=30):
 
 def test_one_ctrl_c_pauses_and_guidance_reaches_the_next_request(calc_repo, fake):
     fake.add(PLAN, {"tool": "shell", "args": {"command": "sleep 60", "timeout": 120}},
-             {"tool": "read_file", "args": {"path": "calc.py"}}, FINISH)
+             {"tool": "read_file", "args": {"path": "calc.py"}}, FINISH, FINISH)
     child = spawn(calc_repo, fake, "look around")
     child.expect("shell")
     time.sleep(1.0)  # the sleep is running in the tool server
@@ -54,7 +54,7 @@ def test_one_ctrl_c_pauses_and_guidance_reaches_the_next_request(calc_repo, fake
 
 
 def test_ask_user_shows_the_question_and_the_answer_reaches_the_model(calc_repo, fake):
-    fake.add(PLAN, {"tool": "ask_user", "args": {"question": "Which function is wrong?"}}, FINISH)
+    fake.add(PLAN, {"tool": "ask_user", "args": {"question": "Which function is wrong?"}}, FINISH, FINISH)
     child = spawn(calc_repo, fake, "fix the bug")
     child.expect("The agent asks:.*Which function is wrong\\?")
     child.expect("your answer>")
@@ -70,7 +70,7 @@ def test_slash_commands_while_paused(calc_repo, fake):
     fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a - b",
                                                 "new_text": "return a + b"}}
     fake.add(PLAN, fix, {"tool": "shell", "args": {"command": "sleep 60", "timeout": 120}},
-             {"tool": "read_file", "args": {"path": "calc.py"}}, FINISH)
+             {"tool": "read_file", "args": {"path": "calc.py"}}, FINISH, FINISH)
     child = spawn(calc_repo, fake, "fix")
     child.expect("sleep 60")
     time.sleep(1.0)
@@ -122,7 +122,7 @@ def test_two_ctrl_c_exit_130_with_the_record_complete_and_no_container_left(calc
 
 def test_json_stream_validates_and_matches_the_record(calc_repo, fake):
     fake.add(PLAN, {"tool": "ask_user", "args": {"question": "ok?"}}, {"tool": "read_file", "args": {"path": "x"}},
-             FINISH)
+             FINISH, FINISH)
     run = run_omni(calc_repo, "--json", "look", fake=fake, sandbox="local")
     assert run.code == 0
     streamed = [json.loads(line) for line in run.stdout.splitlines()]
@@ -165,7 +165,7 @@ def test_project_instructions_reach_the_system_prompt(calc_repo, fake):
     (calc_repo / "sub" / "CLAUDE.md").write_text("In sub/, prefer pathlib.\n")
     git(calc_repo, "add", "-A")
     git(calc_repo, "commit", "-qm", "instructions")
-    fake.add(PLAN, FINISH)
+    fake.add(PLAN, FINISH, FINISH)
     proc_env = clean_env()
     proc = subprocess.run([sys.executable, "-m", "omni.cli", "--no-review", "--base-url", fake.base_url, "--model", "m",
                            "--tool-mode", "native", "--sandbox", "local", "--yes", "go"],
@@ -195,7 +195,7 @@ def test_show_replays_and_undo_restores(calc_repo, fake):
 
 
 def test_interactive_session_takes_goals_one_after_another(calc_repo, fake):
-    fake.add(PLAN, FINISH, PLAN)
+    fake.add(PLAN, FINISH, FINISH, PLAN)
     env = clean_env(COLUMNS="160", TERM="xterm")
     child = pexpect.spawn(sys.executable, ["-m", "omni.cli", "--no-review", "--base-url", fake.base_url, "--model", "m",
                                            "--tool-mode", "native", "--sandbox", "local"],
@@ -214,7 +214,7 @@ def test_interactive_session_takes_goals_one_after_another(calc_repo, fake):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    assert "Earlier goals in this session:\n- look around -> finished" in fake.requests[2]["messages"][0]["content"]
+    assert "Earlier goals in this session:\n- look around -> finished" in fake.requests[3]["messages"][0]["content"]
 
 
 @pytest.mark.docker

@@ -35,7 +35,7 @@ def test_plan_fail_correct_finish_in_docker(calc_repo, fake, docker_engine):
     assert "Failure: edit_failed" in correction
     assert "old_text was not found in calc.py; nothing was written." in correction
     assert "    2|     return a - b" in correction  # the near-miss hint
-    assert "retry with a fix, use a different tool" in correction
+    assert "the same tool with\ncorrected arguments, another tool, update_plan" in correction
     # The failed call and its error are in the history as a tool message too.
     tool_msgs = [m for m in fake.requests[3]["messages"] if m["role"] == "tool"]
     assert "FAILED" in tool_msgs[-1]["content"]
@@ -79,7 +79,7 @@ def test_unknown_tool_and_bad_arguments_get_model_facing_errors(calc_repo, fake)
     fake.add(PLAN, {"tool": "rm_rf", "args": {"path": "/"}},
              {"tool": "read_file", "args": {"path": "calc.py", "colour": "red"}},
              {"tool": "read_file", "args": '{"path": "calc.py"'}, {"text": "1. Use real tools"},
-             {"tool": "create_file", "args": {"path": "x.py"}}, FINISH)
+             {"tool": "create_file", "args": {"path": "x.py"}}, FINISH, FINISH)
     run = run_omni(calc_repo, "--yes", "--max-steps", "10", "look around", fake=fake, sandbox="local")
     assert run.code == 0
     assert "The current plan is not working" in fake.requests[4]["messages"][0]["content"]
@@ -93,18 +93,18 @@ def test_unknown_tool_and_bad_arguments_get_model_facing_errors(calc_repo, fake)
 
 def test_several_calls_run_only_the_first(calc_repo, fake):
     fake.add(PLAN, {"calls": [{"tool": "read_file", "args": {"path": "calc.py"}},
-                              {"tool": "delete_file", "args": {"path": "calc.py"}}]}, FINISH)
+                              {"tool": "delete_file", "args": {"path": "calc.py"}}]}, FINISH, FINISH)
     run = run_omni(calc_repo, "--yes", "look", fake=fake, sandbox="local")
     assert run.code == 0
     tool_msg = [m for m in fake.requests[2]["messages"] if m["role"] == "tool"][-1]["content"]
     assert "only the first (read_file) ran" in tool_msg and "delete_file(path=calc.py)" in tool_msg
     assert (calc_repo / "calc.py").exists()
-    assert [e["tool"] for e in run.events() if e["kind"] == "action"] == ["read_file", "finish"]
+    assert [e["tool"] for e in run.events() if e["kind"] == "action"] == ["read_file", "finish", "finish"]
 
 
 def test_repeat_is_refused_and_failures_trigger_a_replan(calc_repo, fake):
     same = {"tool": "shell", "args": {"command": "false"}}
-    fake.add(PLAN, same, same, same, {"text": "1. Try another way\n2. Finish"}, FINISH)
+    fake.add(PLAN, same, same, same, {"text": "1. Try another way\n2. Finish"}, FINISH, FINISH)
     run = run_omni(calc_repo, "--yes", "do it", fake=fake, sandbox="local")
     assert run.code == 0, run.stdout
     observations = [e for e in run.events() if e["kind"] == "observation"]
@@ -150,7 +150,7 @@ def test_cost_limit_stops_with_exit_3(calc_repo, fake):
 
 def test_context_overflow_condenses_and_sends_a_different_request(calc_repo, fake):
     reads = [{"tool": "read_file", "args": {"path": "calc.py", "start_line": n}} for n in (1, 2, 3, 4)]
-    fake.add(PLAN, *reads, {"status": 400, "error": "maximum context length is 4096 tokens"}, FINISH)
+    fake.add(PLAN, *reads, {"status": 400, "error": "maximum context length is 4096 tokens"}, FINISH, FINISH)
     run = run_omni(calc_repo, "--yes", "read", fake=fake, sandbox="local")
     assert run.code == 0, run.stdout
     overflowed, retried = fake.requests[5], fake.requests[6]
@@ -162,7 +162,7 @@ def test_context_overflow_condenses_and_sends_a_different_request(calc_repo, fak
 
 
 def test_ask_user_without_a_terminal_never_waits(calc_repo, fake):
-    fake.add(PLAN, {"tool": "ask_user", "args": {"question": "Tabs or spaces?"}}, FINISH)
+    fake.add(PLAN, {"tool": "ask_user", "args": {"question": "Tabs or spaces?"}}, FINISH, FINISH)
     run = run_omni(calc_repo, "look", fake=fake, sandbox="local", timeout=60)
     assert run.code == 0
     assert "No user is available: choose the most reasonable option" in \
@@ -173,7 +173,7 @@ def test_ask_user_without_a_terminal_never_waits(calc_repo, fake):
 
 def test_update_plan_and_planner_model(calc_repo, fake):
     fake.add(PLAN, {"tool": "update_plan", "args": {"steps": [
-        {"text": "Read calc.py", "status": "done"}, {"text": "Fix add", "status": "in_progress"}]}}, FINISH)
+        {"text": "Read calc.py", "status": "done"}, {"text": "Fix add", "status": "in_progress"}]}}, FINISH, FINISH)
     run = run_omni(calc_repo, "--yes", "--planner-model", "big-planner", "plan", fake=fake, sandbox="local")
     assert run.code == 0
     assert fake.requests[0]["model"] == "big-planner" and fake.requests[1]["model"] == "fake-model"

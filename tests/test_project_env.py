@@ -28,7 +28,7 @@ def test_failed_install_still_gives_a_sandbox_and_is_reported(tmp_path, fake, do
     repo = make_repo(tmp_path / "repo", {"requirements.txt": "omni-no-such-package-xyz==0.0.1\n",
                                          "a.py": "x = 1\n"})
     fake.add({"text": "1. Look"}, {"tool": "shell", "args": {"command": "ls /opt/project/bin/python"}},
-             {"tool": "finish", "args": {"summary": "looked"}})
+             {"tool": "finish", "args": {"summary": "looked"}}, {"tool": "finish", "args": {"summary": "looked"}})
     run = run_omni(repo, "--yes", "look", fake=fake, timeout=600)
     assert run.code == 0, run.stdout + run.stderr
     setup = [e for e in run.events() if e["kind"] == "env_setup"]

@@ -285,7 +285,7 @@ def test_no_docker_engine_gives_a_clear_message_and_exit_2(calc_repo, fake):
 
 def test_first_run_builds_a_missing_image_with_progress(calc_repo, fake, docker_engine):
     tag = f"omni-sandbox:autobuild-{os.getpid()}"
-    fake.add({"text": "1. Look"}, {"tool": "finish", "args": {"summary": "looked"}})
+    fake.add({"text": "1. Look"}, *[{"tool": "finish", "args": {"summary": "looked"}}] * 2)
     env = clean_env(OMNI_SANDBOX_IMAGE=tag, OMNI_BASE_IMAGE="omni-base:bookworm")
     try:
         run = run_omni(calc_repo, "--yes", "look", fake=fake, env=env, timeout=900)

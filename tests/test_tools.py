@@ -110,7 +110,10 @@ def test_read_file_ranges_pages_and_refusals(box):
     out = call(box, "read_file", path="pkg/shapes.py", start_line=13, end_line=14).output
     assert out == "13|     def area(self):\n14|         return math.pi * self.r"
     paged = call(box, "read_file", path="big.txt").output
-    assert paged.splitlines()[-1] == "[lines 401-1000 not shown; read on with start_line=401]"
+    assert paged.splitlines()[-1] == "[lines 201-1000 not shown (200 lines per read); read on with start_line=201]"
+    ranged = call(box, "read_file", path="big.txt", start_line=101, end_line=900).output  # explicit ranges page too
+    assert ranged.splitlines()[-2].startswith("300|")
+    assert ranged.splitlines()[-1] == "[lines 301-900 not shown (200 lines per read); read on with start_line=301]"
     assert "caf\ufffd ol\ufffd" in call(box, "read_file", path="latin1.txt").output
     for args, message in [({"path": "data.bin"}, "binary file"), ({"path": "pkg"}, "is a directory"),
                           ({"path": "nope.py"}, "does not exist"), ({"path": "../../etc/passwd"}, "outside"),
@@ -138,6 +141,25 @@ def test_outline_of_a_package(box):
     assert "class Circle  [7-14]" in out and "method Circle.area  [13-14]" in out and "def unit  [17-19]" in out
     other = call(box, "outline", path="web/index.js")
     assert not other.success and "not a Python file" in other.error
+
+
+def test_read_symbol_by_name_qualified_name_and_long_class(box):
+    out = call(box, "read_symbol", symbol="Circle.area").output
+    assert out.splitlines()[0] == "pkg/shapes.py lines 13-14: method Circle.area"
+    assert "14|         return math.pi * self.r" in out
+    assert call(box, "read_symbol", symbol="area").output == out  # the last part of a qualified name
+    unit = call(box, "read_symbol", symbol="unit()", path="pkg").output
+    assert unit.startswith("pkg/shapes.py lines 17-19: def unit")
+    body = "\n".join(f"    def m{i}(self):\n        return {i}\n" for i in range(80))
+    call(box, "create_file", path="long.py", content=f"class Long:\n    \"\"\"Many methods.\"\"\"\n{body}")
+    long = call(box, "read_symbol", symbol="Long", path="long.py").output
+    assert "(long; its first lines, then its members" in long and "method Long.m79  [" in long
+    assert len(long.splitlines()) < 120
+    for args, message in [({"symbol": "Nope"}, "no def or class named 'Nope'"),
+                          ({"symbol": "a b"}, "is not a Python name"),
+                          ({"symbol": "unit", "path": "web/index.js"}, "not a Python file")]:
+        result = call(box, "read_symbol", **args)
+        assert not result.success and message in result.error, (args, result.error)
 
 
 # ---- edits --------------------------------------------------------------------------------------

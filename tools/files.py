@@ -10,7 +10,7 @@ from context import Context, result
 from workspace import ToolError, read_text, resolve
 
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".omni"}
-READ_PAGE_LINES = 400
+READ_PAGE_LINES = 200  # a page a small model can hold; on a CPU model every line read costs prompt time
 
 
 def _all_files(ctx: Context, base: str) -> list[str]:
@@ -129,11 +129,18 @@ def read_file(ctx: Context, path: str, start_line: int = 1, end_line: int | None
         return result(True, f"{path} is empty", total_lines=0)
     if start_line > total:
         raise ToolError(f"{path} has only {total} lines; start_line {start_line} is past the end")
-    last = min(total, end_line if end_line else start_line + READ_PAGE_LINES - 1)
-    if last < start_line:
+    if end_line is not None and end_line < start_line:
         raise ToolError(f"end_line {end_line} is before start_line {start_line}")
-    width = len(str(last))
-    body = "\n".join(f"{n:>{width}}| {lines[n - 1]}" for n in range(start_line, last + 1))
-    if last < total and end_line is None:
-        body += f"\n[lines {last + 1}-{total} not shown; read on with start_line={last + 1}]"
+    wanted = min(total, end_line or total)
+    last = min(wanted, start_line + READ_PAGE_LINES - 1)  # an explicit range is paged too
+    body = numbered(lines, start_line, last)
+    if last < wanted:
+        body += f"\n[lines {last + 1}-{wanted} not shown ({READ_PAGE_LINES} lines per read); " \
+                f"read on with start_line={last + 1}]"
     return result(True, body, total_lines=total)
+
+
+def numbered(lines: list[str], first: int, last: int) -> str:
+    """Lines first..last (counting from 1) with right-aligned line numbers, as read_file shows them."""
+    width = len(str(last))
+    return "\n".join(f"{n:>{width}}| {lines[n - 1]}" for n in range(first, last + 1))

@@ -1,4 +1,4 @@
-"""Python-aware tools: outline (ast, for speed), and replace_symbol, delete_symbol, add_import on
+"""Python-aware tools: outline and read_symbol (ast, for speed), and replace_symbol, delete_symbol, add_import on
 libcst's concrete syntax tree, so formatting and comments outside the changed definition stay byte
 for byte as they were."""
 
@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import ast
 import difflib
+import os
 import textwrap
+from pathlib import Path
 
 import libcst as cst
 from context import Context, result
 from edits import gated_write
+from files import SKIP_DIRS, numbered
 from workspace import ToolError, read_text, resolve
 
 Definition = (cst.FunctionDef, cst.ClassDef)
@@ -87,6 +90,66 @@ def outline(ctx: Context, path: str) -> dict:
     if skipped:
         text += "\nNot parsed:\n" + "\n".join(skipped)
     return result(True, text, files=len(parts), definitions=count)
+
+
+SYMBOL_LINES = 120  # longer definitions show their first lines (functions) or their members (classes)
+SYMBOL_MATCHES = 3
+
+
+def _python_files(ctx: Context, path: str) -> list:
+    target = resolve(ctx.root, path, kind="any")
+    if target.is_file():
+        if target.suffix not in (".py", ".pyi"):
+            raise ToolError(f"{path} is not a Python file; use search for other files")
+        return [target]
+    found = []
+    for dirpath, dirnames, filenames in os.walk(target):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        found += [Path(dirpath) / f for f in sorted(filenames) if f.endswith((".py", ".pyi"))]
+    return found
+
+
+def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
+    symbol = symbol.strip().removesuffix("()")
+    if not symbol.replace(".", "").replace("_", "").isalnum():
+        raise ToolError(f"{symbol!r} is not a Python name; give a name such as 'parse' or 'Parser.parse'")
+    last = symbol.rsplit(".", 1)[-1]
+    matches = []
+    for file in _python_files(ctx, path):
+        rel = file.relative_to(ctx.root).as_posix()
+        text = read_text(file, rel)
+        if last not in text:
+            continue
+        try:
+            rows = _definitions_from_text(text, rel)
+        except ToolError:
+            continue
+        for kind, name, start, end, _depth in rows:
+            if name == symbol or name.endswith("." + symbol):
+                matches.append((rel, kind, name, start, end, text.splitlines(), rows))
+    if not matches:
+        raise ToolError(f"no def or class named {symbol!r} under {path}. Use search to find where it is "
+                        "mentioned, or outline to list a file's definitions.")
+    # The exact name first, then code before tests: "parse" means the module's parse, not Parser.parse.
+    matches.sort(key=lambda m: (m[2] != symbol, "test" in m[0].lower(), m[0], m[3]))
+    blocks = []
+    for rel, kind, name, start, end, lines, rows in matches[:SYMBOL_MATCHES]:
+        head = f"{rel} lines {start}-{end}: {kind} {name}"
+        if end - start < SYMBOL_LINES:
+            blocks.append(f"{head}\n{numbered(lines, start, end)}")
+        elif kind == "class":
+            members = [f"    {k} {n}  [{a}-{b}]" for k, n, a, b, _ in rows
+                       if n.startswith(name + ".") and n.count(".") == name.count(".") + 1]
+            blocks.append(f"{head} (long; its first lines, then its members: read one with read_symbol "
+                          f"'{name}.<member>')\n{numbered(lines, start, start + 14)}\n" + "\n".join(members))
+        else:
+            blocks.append(f"{head}\n{numbered(lines, start, start + SYMBOL_LINES - 1)}\n[lines "
+                          f"{start + SYMBOL_LINES}-{end} not shown; read on with read_file start_line="
+                          f"{start + SYMBOL_LINES}]")
+    if len(matches) > SYMBOL_MATCHES:
+        blocks.append("Also defined at: " + ", ".join(f"{m[0]}:{m[3]} {m[2]}" for m in matches[SYMBOL_MATCHES:][:10]))
+    return result(True, "\n\n".join(blocks), matches=len(matches),
+                  locations=[f"{m[0]}:{m[3]}-{m[4]}" for m in matches])
 
 
 class _Replace(cst.CSTTransformer):

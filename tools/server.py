@@ -35,6 +35,7 @@ TOOLS = {
     "search": files.search,
     "read_file": files.read_file,
     "outline": python_tools.outline,
+    "read_symbol": python_tools.read_symbol,
     "replace_in_file": edits.replace_in_file,
     "insert_lines": edits.insert_lines,
     "create_file": edits.create_file,

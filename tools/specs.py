@@ -42,7 +42,7 @@ class search(Spec):
 
 
 class read_file(Spec):
-    """Read a file with line numbers, 400 lines at a time."""
+    """Read a file with line numbers, 200 lines at a time."""
 
     path: str
     start_line: int = Field(1, ge=1)
@@ -53,6 +53,13 @@ class outline(Spec):
     """Classes, functions and methods of a Python file or package, with line ranges."""
 
     path: str
+
+
+class read_symbol(Spec):
+    """Show the source of a Python class or function by name, e.g. 'parse_date' or 'Parser.parse'."""
+
+    symbol: str = Field(description="name or qualified name of a def or class")
+    path: str = Field(".", description="file or directory to look in")
 
 
 class replace_in_file(Spec):
@@ -162,8 +169,8 @@ class finish(Spec):
 
 HOST_TOOLS = (update_plan, ask_user, finish)
 # Tools that only look: the same call gives the same answer until something changes the workspace.
-READ_ONLY = (list_files, find_files, search, read_file, outline, git_status, git_diff)
+READ_ONLY = (list_files, find_files, search, read_file, read_symbol, outline, git_status, git_diff)
 SANDBOX_TOOLS = (
-    list_files, find_files, search, read_file, outline, replace_in_file, insert_lines, create_file,
+    list_files, find_files, search, read_file, read_symbol, outline, replace_in_file, insert_lines, create_file,
     delete_file, replace_symbol, delete_symbol, add_import, lint, run_tests, shell, git_status, git_diff,
 )

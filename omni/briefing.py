@@ -1,0 +1,90 @@
+"""The briefing: what omni looks up before the first step, so the model starts from the code the goal
+names and the tests that already fail, instead of spending its first steps finding them. On a small
+local model each step costs tens of seconds of prompt processing, so this is where runs are won.
+
+Everything is looked up through the sandbox's own read-only tools; nothing here changes the workspace.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+
+from omni.protocols import Sandbox
+
+MAX_SYMBOLS = 4
+MAX_CODE_LINES = 160
+MAX_TEST_LINES = 30
+OUTLINE_LINES = 40
+
+_FILE = re.compile(r"(?<![\w/.-])([\w./-]+\.(?:py|pyi))\b")
+_NAME = re.compile(r"`?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(`|\()?")
+_COMMON = set(dir(builtins)) | set(keyword.kwlist)
+
+
+def goal_files(goal: str, files: set[str]) -> list[str]:
+    """Paths the goal names (a bare name that matches one listed file becomes that file's path)."""
+    found = []
+    for path in _FILE.findall(goal):
+        path = path.removeprefix("./")
+        same = [f for f in files if f.endswith("/" + path)]
+        found.append(same[0] if path not in files and len(same) == 1 else path)  # else tried as written
+    return list(dict.fromkeys(found))
+
+
+def goal_symbols(goal: str) -> list[str]:
+    """Names in the goal that look like code: snake_case, CamelCase, dotted, called, or in backticks."""
+    names = []
+    text = _FILE.sub(" ", goal)
+    for match in _NAME.finditer(text):
+        name, after = match.group(1), match.group(2)
+        last = name.rsplit(".", 1)[-1]
+        looks_like_code = ("_" in last.strip("_") or re.search(r"[a-z][A-Z]", last) or "." in name
+                           or after is not None or match.group(0).startswith("`"))
+        if looks_like_code and last not in _COMMON and len(last) > 2:
+            names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def _candidates(name: str) -> list[str]:
+    """'parse.parse' may be module.function or Class.method: try the dotted name, then shorter tails."""
+    parts = name.split(".")
+    return [".".join(parts[i:]) for i in range(len(parts))]
+
+
+def brief(sandbox: Sandbox, goal: str, files: list[str], failing: list[str], test_report: str) -> str:
+    sections = []
+    if failing:
+        lines = test_report.splitlines()
+        shown = "\n".join(lines[:MAX_TEST_LINES])
+        if len(lines) > MAX_TEST_LINES:
+            shown += f"\n[{len(lines) - MAX_TEST_LINES} more lines of the test report not shown]"
+        sections.append("Tests that fail before any change (if the goal is about them, make them pass):\n"
+                        + shown)
+    code, used, covered_files, seen = [], 0, set(), set()
+    for name in goal_symbols(goal)[:MAX_SYMBOLS * 2]:
+        if len(seen) >= MAX_SYMBOLS or used >= MAX_CODE_LINES:
+            break
+        for candidate in _candidates(name):
+            result = sandbox.run_tool("read_symbol", {"symbol": candidate}, 60)
+            if result.success:
+                if result.output not in seen:
+                    seen.add(result.output)
+                    block = result.output.splitlines()[:MAX_CODE_LINES - used]
+                    used += len(block)
+                    code.append("\n".join(block))
+                    covered_files.update(loc.split(":")[0] for loc in result.details.get("locations", []))
+                break
+    for path in goal_files(goal, set(files)):
+        if path not in covered_files:  # a file the goal names, but no code from it yet: its outline
+            result = sandbox.run_tool("outline", {"path": path}, 60)
+            if result.success:
+                lines = result.output.splitlines()
+                code.append("\n".join(lines[:OUTLINE_LINES])
+                            + (f"\n[{len(lines) - OUTLINE_LINES} more definitions]" if len(lines) > OUTLINE_LINES
+                               else ""))
+    if code:
+        sections.append("Code the goal names (looked up for you; read more only if you need it):\n\n"
+                        + "\n\n".join(code))
+    return "\n\n".join(sections)
