@@ -63,18 +63,21 @@ class Agent:
                  prompts: Prompts, events: Events, answers: AnswerSource, config: AgentConfig,
                  system: str, files: list[str], gate: Gate | None = None, steering: Steering = _no_steering,
                  after_action: AfterAction | None = None, context: str = "",
-                 ready: Callable[[], None] | None = None, briefing: Callable[[], str] | None = None):
+                 ready: Callable[[], None] | None = None, briefing: Callable[[], str] | None = None,
+                 code: str = ""):
         self.goal, self.model, self.planner, self.sandbox = goal, model, planner, sandbox
         self.toolbox, self.prompts, self.events, self.answers = toolbox, prompts, events, answers
         self.config, self.files, self.gate, self.steering = config, files, gate, steering
         self.after_action = after_action
         self.ready = ready  # waited for after planning, before the first action (the gate's baseline)
-        self.briefing = briefing  # looked up once before the first step: failing tests, code the goal names
+        self.briefing = briefing  # looked up once before the first step: the tests failing at the start
+        self.code = code  # the code the goal names, looked up before planning: for the plan and every step
         self.context = context  # project instructions and earlier goals, for the planner too
         self.tests = ""
         self.last_tool = self.previous_tool = ""
         self.changes = 0  # bumped by every action that may change the workspace
         self.looked: dict[str, tuple[int, int]] = {}  # read-only call -> (step, changes at the time)
+        self.progress = "start"  # start -> looked -> edited -> tested: drives the next-step hint
         self.conversation = Conversation(prompts, system, goal, native=model.tool_mode == "native", files=files)
         self.failures = FailureTracker(config.replan_after, config.max_format_errors)
         self.usage = Usage()
@@ -92,8 +95,7 @@ class Agent:
             self.interruptible(self.make_plan)
             if self.ready:
                 self.ready()
-            if self.briefing:
-                self.brief(self.briefing())
+            self.brief("\n\n".join(part for part in (self.briefing() if self.briefing else "", self.code) if part))
             while True:
                 self.check_limits()
                 self.interruptible(self.step)
@@ -140,7 +142,7 @@ class Agent:
             prompt = self.prompts.render("replan", goal=self.goal, plan=self.plan.render(),
                                          failures="\n".join(self.failures.recent), context=self.context)
         else:
-            prompt = self.prompts.render("plan", goal=self.goal, files=self.files, context=self.context)
+            prompt = self.prompts.render("plan", goal=self.goal, files=self.files, context=self.context, code=self.code)
         reply = self.planner.text([{"role": "user", "content": prompt}])
         self.count(reply.usage, "plan")
         plan = Plan.parse(reply.text)
@@ -190,6 +192,7 @@ class Agent:
         self.events.emit("observation", n=self.steps, tool=action.name if action else None,
                          **result.model_dump(exclude={"details"}), details=result.details)
         self.failures.record(action, result)
+        self.track(action, result)
         if interrupted:
             raise KeyboardInterrupt
         if not result.success:
@@ -197,6 +200,22 @@ class Agent:
         shortened = self.conversation.fit(self.config.history_chars)
         if shortened:
             self.events.emit("history_shortened", turns=shortened)
+
+    def track(self, action: Action | None, result: ToolResult) -> None:
+        if action is None:
+            return
+        if action.name == "run_tests" and self.progress == "edited" and result.failure != "timeout":
+            self.progress = "tested"  # whether they passed or not: the model has seen what the change did
+        elif not result.success:
+            return
+        elif action.name in self.toolbox.editing:
+            self.progress = "edited"
+        elif action.name in self.toolbox.read_only and self.progress == "start":
+            self.progress = "looked"
+
+    def hint(self) -> str:
+        """What usually comes next, from what has happened so far: small models stall between steps."""
+        return self.prompts.render("hint", progress=self.progress)
 
     def ask(self, prompt: str):
         messages = self.conversation.messages(prompt)
@@ -224,7 +243,7 @@ class Agent:
     def step_prompt(self) -> str:
         note = getattr(self.sandbox, "install_note", "") if self.steps == 0 else ""
         guidance, self.guidance = self.guidance, ""
-        return self.prompts.render("step", goal=self.goal, plan=self.plan.render(), note=note,
+        return self.prompts.render("step", goal=self.goal, plan=self.plan.render(), note=note, hint=self.hint(),
                                    guidance=guidance, all_done=self.plan.current() is None, **self.budget())
 
     def budget(self) -> dict[str, Any]:
@@ -274,7 +293,8 @@ class Agent:
         guidance, self.guidance = self.guidance, ""
         self.correction = self.prompts.render(
             "correction", goal=self.goal, plan=self.plan.render(), action=describe(action), failure=kind,
-            error=exact_error(result), guidance=guidance, tool_mode=self.model.tool_mode, **self.budget())
+            error=exact_error(result), guidance=guidance, tool_mode=self.model.tool_mode, hint=self.hint(),
+            **self.budget())
         detail = (result.error.strip().splitlines() or [""])[0][:160]
         self.events.emit("correction", n=self.steps, failure=kind, detail=detail, prompt=self.correction)
 

@@ -21,6 +21,7 @@ OUTLINE_LINES = 40
 _FILE = re.compile(r"(?<![\w/.-])([\w./-]+\.(?:py|pyi))\b")
 _NAME = re.compile(r"`?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(`|\()?")
 _COMMON = set(dir(builtins)) | set(keyword.kwlist)
+_EXTENSIONS = {"txt", "md", "rst", "json", "toml", "cfg", "ini", "yaml", "yml", "csv", "html", "com", "org"}
 
 
 def goal_files(goal: str, files: set[str]) -> list[str]:
@@ -42,7 +43,7 @@ def goal_symbols(goal: str) -> list[str]:
         last = name.rsplit(".", 1)[-1]
         looks_like_code = ("_" in last.strip("_") or re.search(r"[a-z][A-Z]", last) or "." in name
                            or after is not None or match.group(0).startswith("`"))
-        if looks_like_code and last not in _COMMON and len(last) > 2:
+        if looks_like_code and last not in _COMMON and last not in _EXTENSIONS and len(last) > 2:
             names.append(name)
     return list(dict.fromkeys(names))
 
@@ -53,15 +54,19 @@ def _candidates(name: str) -> list[str]:
     return [".".join(parts[i:]) for i in range(len(parts))]
 
 
-def brief(sandbox: Sandbox, goal: str, files: list[str], failing: list[str], test_report: str) -> str:
-    sections = []
-    if failing:
-        lines = test_report.splitlines()
-        shown = "\n".join(lines[:MAX_TEST_LINES])
-        if len(lines) > MAX_TEST_LINES:
-            shown += f"\n[{len(lines) - MAX_TEST_LINES} more lines of the test report not shown]"
-        sections.append("Tests that fail before any change (if the goal is about them, make them pass):\n"
-                        + shown)
+def failing_tests(failing: list[str], test_report: str) -> str:
+    """The tests that fail before any change, with their messages (from the gate's baseline run)."""
+    if not failing:
+        return ""
+    lines = test_report.splitlines()
+    shown = "\n".join(lines[:MAX_TEST_LINES])
+    if len(lines) > MAX_TEST_LINES:
+        shown += f"\n[{len(lines) - MAX_TEST_LINES} more lines of the test report not shown]"
+    return "Tests that fail before any change (if the goal is about them, make them pass):\n" + shown
+
+
+def named_code(sandbox: Sandbox, goal: str, files: list[str]) -> str:
+    """The definitions the goal names (best match each), and the outline of files it names."""
     code, used, covered_files, seen = [], 0, set(), set()
     for name in goal_symbols(goal)[:MAX_SYMBOLS * 2]:
         if len(seen) >= MAX_SYMBOLS or used >= MAX_CODE_LINES:
@@ -69,12 +74,13 @@ def brief(sandbox: Sandbox, goal: str, files: list[str], failing: list[str], tes
         for candidate in _candidates(name):
             result = sandbox.run_tool("read_symbol", {"symbol": candidate}, 60)
             if result.success:
-                if result.output not in seen:
-                    seen.add(result.output)
-                    block = result.output.splitlines()[:MAX_CODE_LINES - used]
+                best = result.output.split("\n\n")[0]  # the best match only; blank code lines are numbered
+                if best not in seen:
+                    seen.add(best)
+                    block = best.splitlines()[:MAX_CODE_LINES - used]
                     used += len(block)
                     code.append("\n".join(block))
-                    covered_files.update(loc.split(":")[0] for loc in result.details.get("locations", []))
+                    covered_files.add(best.split(" lines ", 1)[0])
                 break
     for path in goal_files(goal, set(files)):
         if path not in covered_files:  # a file the goal names, but no code from it yet: its outline
@@ -84,7 +90,6 @@ def brief(sandbox: Sandbox, goal: str, files: list[str], failing: list[str], tes
                 code.append("\n".join(lines[:OUTLINE_LINES])
                             + (f"\n[{len(lines) - OUTLINE_LINES} more definitions]" if len(lines) > OUTLINE_LINES
                                else ""))
-    if code:
-        sections.append("Code the goal names (looked up for you; read more only if you need it):\n\n"
-                        + "\n\n".join(code))
-    return "\n\n".join(sections)
+    if not code:
+        return ""
+    return "Code the goal names (looked up for you; read more only if you need it):\n\n" + "\n\n".join(code)

@@ -47,6 +47,7 @@ class Toolbox:
         }
         self.host = {m.__name__ for m in specs.HOST_TOOLS}
         self.read_only = {m.__name__ for m in specs.READ_ONLY}
+        self.editing = {m.__name__ for m in specs.EDITING}
         # Built once: every model request sends them, and a stable list keeps the prompt prefix cached.
         self._schemas = {name: self._build_schema(model) for name, model in self.models.items()}
 

@@ -86,3 +86,29 @@ def test_verdict_parsing_is_strict(text, error):
     with pytest.raises(ValueError, match=error):
         parse_verdict(text)
     assert parse_verdict('Sure: {"verdict": "flag", "confidence": 0.1, "reasons": ["x"]}').verdict == "flag"
+
+
+def test_finishing_without_a_change_or_with_the_failing_test_still_failing_is_asked_once(calc_repo, fake):
+    fake.add(PLAN, FINISH, FINISH)
+    run = run_omni(calc_repo, "--yes", "fix add", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    assert gates(run) == ["refine", "accept"]  # asked once; finishing again means it was considered
+    asked = fake.requests[2]["messages"][-1]["content"]
+    assert "tests that failed before you started still fail: test_calc.py::test_add" in asked
+    assert "no file has changed yet" in asked
+    assert run.summary()["changed_files"] == []
+
+
+def test_the_briefing_gives_the_failing_test_and_the_named_code_before_the_first_step(calc_repo, fake):
+    fake.add(PLAN, FIX_ADD, FINISH)
+    run = run_omni(calc_repo, "--yes", "add() in calc.py returns the wrong result", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    goal_message = fake.requests[2]["messages"][1]["content"]  # (in the first request it has the step prompt too)
+    assert "Tests that fail before any change" in goal_message
+    assert "FAILED test_calc.py::test_add" in goal_message
+    assert "calc.py lines 1-2: def add\n1| def add(a, b):\n2|     return a - b" in goal_message
+    assert fake.requests[1]["messages"][1]["content"].startswith(goal_message)  # in the first request too
+    assert "1| def add(a, b):" in fake.requests[0]["messages"][0]["content"]  # the planner saw the code too
+    assert "run the tests (run_tests) to check it" in fake.requests[2]["messages"][-1]["content"]  # after an edit
+    briefing = next(e for e in run.events() if e["kind"] == "briefing")
+    assert briefing["lines"] == len(briefing["text"].splitlines()) > 5

@@ -170,6 +170,8 @@ class finish(Spec):
 HOST_TOOLS = (update_plan, ask_user, finish)
 # Tools that only look: the same call gives the same answer until something changes the workspace.
 READ_ONLY = (list_files, find_files, search, read_file, read_symbol, outline, git_status, git_diff)
+# Tools that change files: the loop's hints track whether anything was changed, and tested since.
+EDITING = (replace_in_file, insert_lines, create_file, delete_file, replace_symbol, delete_symbol, add_import)
 SANDBOX_TOOLS = (
     list_files, find_files, search, read_file, read_symbol, outline, replace_in_file, insert_lines, create_file,
     delete_file, replace_symbol, delete_symbol, add_import, lint, run_tests, shell, git_status, git_diff,
