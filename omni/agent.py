@@ -96,6 +96,8 @@ class Agent:
             if self.ready:
                 self.ready()
             self.brief("\n\n".join(part for part in (self.briefing() if self.briefing else "", self.code) if part))
+            if self.code:  # the model has the code in view already
+                self.progress = "looked"
             while True:
                 self.check_limits()
                 self.interruptible(self.step)
@@ -267,19 +269,20 @@ class Agent:
                                    "nothing has changed since; its output is above. Act on it instead.")
         if action.name in self.toolbox.read_only:
             self.looked[action.signature()] = (self.steps, self.changes)
-        else:
-            self.changes += 1
         timeout = float(args.get("timeout", self.config.tool_timeout))
         if self.config.timeout is not None:  # no command outlives the run's wall-clock limit
             timeout = max(1.0, min(timeout, self.config.timeout - (time.monotonic() - self.started)))
         if "timeout" in self.toolbox.models[action.name].model_fields:
             args["timeout"] = max(1, int(timeout + 0.999))
         try:
-            return self.sandbox.run_tool(action.name, args, timeout)
+            result = self.sandbox.run_tool(action.name, args, timeout)
         except (KeyboardInterrupt, StopRun):
             raise
         except Exception as exc:  # no exception from a tool escapes into the loop
-            return ToolResult.fail("sandbox_error", f"{type(exc).__name__}: {exc}")
+            result = ToolResult.fail("sandbox_error", f"{type(exc).__name__}: {exc}")
+        if action.name not in self.toolbox.read_only and (result.success or action.name not in self.toolbox.editing):
+            self.changes += 1  # a refused edit wrote nothing; anything else may have changed the workspace
+        return result
 
     def on_failure(self, action: Action | None, result: ToolResult) -> None:
         kind = failure_class(result)

@@ -110,10 +110,10 @@ def test_read_file_ranges_pages_and_refusals(box):
     out = call(box, "read_file", path="pkg/shapes.py", start_line=13, end_line=14).output
     assert out == "13|     def area(self):\n14|         return math.pi * self.r"
     paged = call(box, "read_file", path="big.txt").output
-    assert paged.splitlines()[-1] == "[lines 201-1000 not shown (200 lines per read); read on with start_line=201]"
+    assert paged.splitlines()[-1] == "[lines 101-1000 not shown (100 lines per read); read on with start_line=101]"
     ranged = call(box, "read_file", path="big.txt", start_line=101, end_line=900).output  # explicit ranges page too
-    assert ranged.splitlines()[-2].startswith("300|")
-    assert ranged.splitlines()[-1] == "[lines 301-900 not shown (200 lines per read); read on with start_line=301]"
+    assert ranged.splitlines()[-2].startswith("200|")
+    assert ranged.splitlines()[-1] == "[lines 201-900 not shown (100 lines per read); read on with start_line=201]"
     assert "caf\ufffd ol\ufffd" in call(box, "read_file", path="latin1.txt").output
     for args, message in [({"path": "data.bin"}, "binary file"), ({"path": "pkg"}, "is a directory"),
                           ({"path": "nope.py"}, "does not exist"), ({"path": "../../etc/passwd"}, "outside"),
@@ -169,11 +169,16 @@ def test_replace_in_file_near_miss_and_ambiguity(box):
     assert miss.failure == "edit_failed" and "Did you mean these lines" in miss.error and "2| y = 1" in miss.error
     many = call(box, "replace_in_file", path="edit_me.py", old_text=" = 1", new_text=" = 2")
     assert many.failure == "edit_failed" and "occurs 3 times" in many.error and "1, 2, 3" in many.error
+    assert "Give line (one of those numbers)" in many.error
+    off = call(box, "replace_in_file", path="edit_me.py", old_text=" = 1", new_text=" = 2", line=4)
+    assert off.failure == "edit_failed" and "does not start on line 4" in off.error
     empty = call(box, "replace_in_file", path="edit_me.py", old_text="", new_text="q")
     assert not empty.success and "old_text is empty" in empty.error
     assert (box.root / "edit_me.py").read_text() == "x = 1\ny = 1\nz = 1\n"
     ok = call(box, "replace_in_file", path="edit_me.py", old_text="y = 1", new_text="y = 10")
     assert ok.success and (box.root / "edit_me.py").read_text() == "x = 1\ny = 10\nz = 1\n"
+    picked = call(box, "replace_in_file", path="edit_me.py", old_text=" = 1", new_text=" = 3", line=3)
+    assert picked.success and (box.root / "edit_me.py").read_text() == "x = 1\ny = 10\nz = 3\n"
     assert not list(box.root.glob(".edit_me.py.*"))  # no temp file left from the atomic write
 
 

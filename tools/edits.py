@@ -92,7 +92,7 @@ def _nearest(text: str, old: str) -> str:
     return f"Did you mean these lines ({best:.0%} similar)?\n{shown}\n{hint}"
 
 
-def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str) -> dict:
+def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str, line: int | None = None) -> dict:
     if old_text == "":
         raise ToolError("old_text is empty: give the exact text to replace (use insert_lines or create_file to add)")
     file = resolve(ctx.root, path)
@@ -101,15 +101,23 @@ def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str) -> di
     if count == 0:
         return result(False, failure="edit_failed",
                       error=f"old_text was not found in {path}; nothing was written.\n{_nearest(text, old_text)}")
-    if count > 1:
-        starts, at = [], text.find(old_text)
-        while at != -1:
-            starts.append(text.count("\n", 0, at) + 1)
-            at = text.find(old_text, at + 1)
+    offsets, at = [], text.find(old_text)
+    while at != -1:
+        offsets.append(at)
+        at = text.find(old_text, at + 1)
+    starts = [text.count("\n", 0, at) + 1 for at in offsets]
+    if count > 1 and line is None:
         return result(False, failure="edit_failed", error=(
             f"old_text occurs {count} times in {path} (at lines {', '.join(map(str, starts))}); nothing was "
-            "written. Include more surrounding lines in old_text so it matches exactly once."))
-    return gated_write(ctx, file, path, text, text.replace(old_text, new_text, 1), "replace_in_file")
+            "written. Give line (one of those numbers) to pick one, or include more surrounding lines in old_text "
+            "so it matches exactly once."))
+    if line is not None and line not in starts:
+        return result(False, failure="edit_failed", error=(
+            f"old_text does not start on line {line} of {path}; it starts on line(s) "
+            f"{', '.join(map(str, starts))}. Nothing was written."))
+    at = offsets[starts.index(line)] if line is not None else offsets[0]
+    updated = text[:at] + new_text + text[at + len(old_text):]
+    return gated_write(ctx, file, path, text, updated, "replace_in_file")
 
 
 def insert_lines(ctx: Context, path: str, line: int, text: str) -> dict:

@@ -10,7 +10,7 @@ from context import Context, result
 from workspace import ToolError, read_text, resolve
 
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".omni"}
-READ_PAGE_LINES = 200  # a page a small model can hold; on a CPU model every line read costs prompt time
+READ_PAGE_LINES = 100  # as SWE-agent's window: on a CPU model every line read costs prompt time
 
 
 def _all_files(ctx: Context, base: str) -> list[str]:

@@ -42,7 +42,7 @@ class search(Spec):
 
 
 class read_file(Spec):
-    """Read a file with line numbers, 200 lines at a time."""
+    """Read a file with line numbers, 100 lines at a time."""
 
     path: str
     start_line: int = Field(1, ge=1)
@@ -63,11 +63,12 @@ class read_symbol(Spec):
 
 
 class replace_in_file(Spec):
-    """Replace an exact piece of text that occurs once in a file. Copy old_text exactly from read_file."""
+    """Replace an exact piece of text in a file. Copy old_text exactly from read_file, without line numbers."""
 
     path: str
     old_text: str = Field(description="exact current text, including indentation")
     new_text: str = Field(description="replacement text")
+    line: int | None = Field(None, ge=1, description="line where old_text starts, when it occurs more than once")
 
 
 class insert_lines(Spec):
