@@ -233,6 +233,20 @@ def test_replace_symbol_keeps_comments_and_formatting_elsewhere(box):
     assert not not_py.success and "not a Python file" in not_py.error
 
 
+def test_replace_symbol_adds_a_missing_top_level_definition_and_replace_in_file_says_how_to_add(box):
+    call(box, "create_file", path="seqs.py", content="def first(seq):\n    return seq[0]\n")
+    new = "def count_reps(seq):\n    return {x: list(seq).count(x) for x in seq}\n"
+    added = call(box, "replace_symbol", path="seqs.py", symbol="count_reps", new_source=new)
+    assert added.success and "added: it was not defined" in added.output
+    assert (box.root / "seqs.py").read_text() == "def first(seq):\n    return seq[0]\n\n\n" + new
+    other = call(box, "replace_symbol", path="seqs.py", symbol="last", new_source=new)  # names disagree
+    assert not other.success and "no class or function named 'last'" in other.error
+    attempt = call(box, "replace_in_file", path="seqs.py", old_text="def last(seq):",
+                   new_text="def last(seq):\n    return seq[-1]")
+    assert attempt.failure == "edit_failed" and "insert_lines (line=7 appends at the end)" in attempt.error
+    assert (box.root / "seqs.py").read_text() == "def first(seq):\n    return seq[0]\n\n\n" + new
+
+
 def test_add_import(box):
     call(box, "create_file", path="imp.py", content='"""Doc."""\n\nimport os\n\nX = os.sep\n')
     assert call(box, "add_import", path="imp.py", statement="from pathlib import Path").success

@@ -99,8 +99,12 @@ def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str, line:
     text = read_text(file, path)
     count = text.count(old_text)
     if count == 0:
-        return result(False, failure="edit_failed",
-                      error=f"old_text was not found in {path}; nothing was written.\n{_nearest(text, old_text)}")
+        adding = new_text.startswith(old_text) and len(new_text) > len(old_text)
+        hint = ("\nTo add new code rather than change existing code: insert_lines (line="
+                f"{len(text.splitlines()) + 1} appends at the end), or replace_symbol with the whole new "
+                "definition, which adds a function or class that does not exist yet.") if adding else ""
+        return result(False, failure="edit_failed", error=(
+            f"old_text was not found in {path}; nothing was written.\n{_nearest(text, old_text)}{hint}"))
     offsets, at = [], text.find(old_text)
     while at != -1:
         offsets.append(at)

@@ -201,9 +201,19 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
             raise ToolError("new_source must hold the whole new definition, starting with def or class")
     transformer = _Replace(symbol, new)
     updated = module.visit(transformer)
+    if transformer.hits == 0 and new is not None and "." not in symbol and _defines(new, symbol):
+        # A top-level definition that is not there yet is added at the end of the module: small models
+        # reach for "replace" when they mean "write this function", and the intent is unambiguous.
+        spaced = [new[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]), *new[1:]]
+        updated = module.with_changes(body=[*module.body, *spaced])
+        return gated_write(ctx, file, path, text, updated.code, f"{what} {symbol} (added: it was not defined)")
     if transformer.hits == 0:
         raise _not_found(module, symbol, path)
     return gated_write(ctx, file, path, text, updated.code, f"{what} {symbol}")
+
+
+def _defines(statements: list[cst.BaseStatement], name: str) -> bool:
+    return any(isinstance(s, Definition) and s.name.value == name for s in statements)
 
 
 def replace_symbol(ctx: Context, path: str, symbol: str, new_source: str) -> dict:

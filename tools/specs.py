@@ -94,7 +94,8 @@ class delete_file(Spec):
 
 
 class replace_symbol(Spec):
-    """Replace a whole Python function, method or class, named like 'func' or 'Class.method'."""
+    """Replace a whole Python function, method or class, named like 'func' or 'Class.method'. A top-level
+    function or class that does not exist yet is added at the end of the file."""
 
     path: str
     symbol: str = Field(description="qualified name, e.g. 'Parser.parse'")
