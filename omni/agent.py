@@ -109,6 +109,9 @@ class Agent:
             status, message = "sandbox_error", str(exc)
         except ForceQuit:
             status, message = "interrupted", "stopped: Ctrl-C twice, or SIGTERM"
+        except Exception as exc:  # a bug in omni: the record says what it was, then the CLI reports it
+            status, message = "failed", f"internal error: {type(exc).__name__}: {exc}"
+            raise
         finally:
             self.events.emit("status", status=status, message=message, steps=self.steps,
                              usage=self.usage.model_dump())

@@ -132,6 +132,9 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
         status, message = "sandbox_error", str(exc)
     except (KeyboardInterrupt, ForceQuit):
         status, message = "interrupted", "interrupted by the user"
+    except Exception as exc:  # a bug in omni: recorded, the workspace cleaned up, then reported by the CLI
+        status, message = "failed", f"internal error: {type(exc).__name__}: {exc}"
+        raise
     finally:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # cleanup must finish
         try:
