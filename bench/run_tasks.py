@@ -3,7 +3,7 @@ our bug commit), run an agent command under a wall-clock limit, grade in a copy 
 files restored and the hidden tests added. Reports resolved, steps, tokens and wall time per task.
 
   python bench/run_tasks.py --agents omni,mini,none --base-url http://127.0.0.1:8080/v1 \
-      --model qwen2.5-coder-1.5b --limit-s 900 [--tasks parse-int-sign,...] [--check]
+      --model qwen2.5-coder-1.5b --limit-s 240 [--tasks parse-negative-int,...] [--check] [--rescore FILE]
 
 Agents are command templates (AGENTS below); add one with --agent NAME='command with {goal_file} …'.
 --check verifies every task itself: its fail_to_pass tests fail on the bug commit and pass upstream.
@@ -122,24 +122,30 @@ def grade(task: dict, repo: Path) -> dict:
             "log": (f2p_log if not f2p else p2p_log)[-600:]}
 
 
-def agent_metrics(agent: str, repo: Path, traj: Path) -> dict:
-    if agent == "omni":
-        runs = sorted((repo / ".omni" / "runs").glob("*/events.jsonl"))
-        if runs:  # the events, not summary.json, so a killed run still counts what it used
-            events = [json.loads(line) for line in runs[-1].read_text().splitlines() if line.strip()]
-            usage = next((e["total"] for e in reversed(events) if e["kind"] == "usage"), {})
-            status = next((e["status"] for e in reversed(events) if e["kind"] == "status"), "killed")
-            return {"steps": sum(e["kind"] == "step" for e in events),
-                    "prompt_tokens": usage.get("prompt_tokens", 0),
-                    "completion_tokens": usage.get("completion_tokens", 0), "status": status}
+def omni_metrics(events_file: Path) -> dict:
+    """From the events, not summary.json, so a killed run still counts what it used."""
+    events = [json.loads(line) for line in events_file.read_text().splitlines() if line.strip()]
+    usage = next((e["total"] for e in reversed(events) if e["kind"] == "usage"), {})
+    status = next((e["status"] for e in reversed(events) if e["kind"] == "status"), "killed")
+    return {"steps": sum(e["kind"] == "step" for e in events), "prompt_tokens": usage.get("prompt_tokens", 0),
+            "completion_tokens": usage.get("completion_tokens", 0), "status": status}
+
+
+def mini_metrics(traj: Path) -> dict:
+    data = json.loads(traj.read_text())
+    # Every model response counts, including those mini stores on a format-error message (role user).
+    usage = [m.get("extra", {}).get("response", {}).get("usage") or {} for m in data.get("messages", [])]
+    return {"steps": data.get("info", {}).get("model_stats", {}).get("api_calls", 0),
+            "prompt_tokens": sum(u.get("prompt_tokens", 0) or 0 for u in usage),
+            "completion_tokens": sum(u.get("completion_tokens", 0) or 0 for u in usage),
+            "status": data.get("info", {}).get("exit_status", "")}
+
+
+def agent_metrics(agent: str, events: list[Path], traj: Path) -> dict:
+    if agent == "omni" and events:
+        return omni_metrics(events[-1])
     if agent == "mini" and traj.exists():
-        data = json.loads(traj.read_text())
-        messages = data.get("messages", [])
-        usage = [m.get("extra", {}).get("response", {}).get("usage", {}) for m in messages if m.get("role") == "assistant"]
-        return {"steps": data.get("info", {}).get("model_stats", {}).get("api_calls", 0),
-                "prompt_tokens": sum(u.get("prompt_tokens", 0) or 0 for u in usage),
-                "completion_tokens": sum(u.get("completion_tokens", 0) or 0 for u in usage),
-                "status": data.get("info", {}).get("exit_status", "")}
+        return mini_metrics(traj)
     return {"steps": 0, "prompt_tokens": 0, "completion_tokens": 0, "status": ""}
 
 
@@ -174,7 +180,8 @@ def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Pat
             shutil.copy(extra, keep / extra.name)
     result = grade(task, repo)
     return {"task": task["id"], "agent": agent, "wall_s": round(wall, 1), "timed_out": timed_out,
-            "exit_code": proc.returncode, **agent_metrics(agent, repo, traj), **result}
+            "exit_code": proc.returncode,
+            **agent_metrics(agent, sorted((repo / ".omni" / "runs").glob("*/events.jsonl")), traj), **result}
 
 
 def check_task(task: dict, work: Path) -> str:
@@ -207,6 +214,8 @@ def main() -> None:
     parser.add_argument("--max-steps", type=int, default=30)
     parser.add_argument("--out", type=Path, default=Path("bench-results.jsonl"))
     parser.add_argument("--check", action="store_true", help="verify the tasks themselves and exit")
+    parser.add_argument("--rescore", type=Path, help="print the table of a results file, metrics re-read "
+                        "from the records kept in <results>.logs/")
     opts = parser.parse_args()
     templates = dict(AGENTS)
     for item in opts.agent:
@@ -215,6 +224,12 @@ def main() -> None:
     wanted = [t for t in opts.tasks.split(",") if t]
     tasks = [load_task(d) for d in sorted(TASKS.iterdir()) if (d / "task.json").exists()
              and (not wanted or d.name in wanted)]
+    if opts.rescore:
+        rows = rescore(opts.rescore)
+        for row in rows:
+            print(json.dumps({k: v for k, v in row.items() if k != "log"}))
+        print(table(rows, list(dict.fromkeys(r["agent"] for r in rows))))
+        return
     if opts.check:
         bad = 0
         for task in tasks:
@@ -233,15 +248,30 @@ def main() -> None:
                     row = run_agent(agent, templates[agent], task, repo, opts, work)
                 print(json.dumps({k: v for k, v in row.items() if k != "log"}), flush=True)
                 out.write(json.dumps(row) + "\n")
+                out.flush()  # a long run can be read (and rescored) while it goes on
                 rows.append(row)
-    print("\n| agent | resolved | tokens per resolved task | mean wall time |\n|---|---|---|---|")
-    for agent in opts.agents.split(","):
+    print(table(rows, opts.agents.split(",")))
+
+
+def rescore(results: Path) -> list[dict]:
+    """Rows of a results file with tokens and steps read again from the records kept beside it."""
+    rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    for row in rows:
+        kept = results.with_suffix(".logs") / f"{row['task']}-{row['agent']}"
+        row.update(agent_metrics(row["agent"], sorted(kept.glob("events.jsonl")), kept / "traj.json"))
+    return rows
+
+
+def table(rows: list[dict], agents: list[str]) -> str:
+    lines = ["| agent | resolved | tokens per resolved task | mean wall time |", "|---|---|---|---|"]
+    for agent in agents:
         mine = [r for r in rows if r["agent"] == agent]
         solved = [r for r in mine if r["resolved"]]
         tokens = sum(r["prompt_tokens"] + r["completion_tokens"] for r in mine)
         per = f"{tokens / len(solved):,.0f}" if solved else "n/a"
         mean = sum(r["wall_s"] for r in mine) / max(1, len(mine))
-        print(f"| {agent} | {len(solved)}/{len(mine)} | {per} | {mean:.0f} s |")
+        lines.append(f"| {agent} | {len(solved)}/{len(mine)} | {per} | {mean:.0f} s |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
