@@ -115,6 +115,8 @@ def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str, line:
             f"old_text occurs {count} times in {path} (at lines {', '.join(map(str, starts))}); nothing was "
             "written. Give line (one of those numbers) to pick one, or include more surrounding lines in old_text "
             "so it matches exactly once."))
+    if count == 1:
+        line = None  # the text itself is unambiguous; a line number that is off by a few must not block it
     if line is not None and line not in starts:
         return result(False, failure="edit_failed", error=(
             f"old_text does not start on line {line} of {path}; it starts on line(s) "

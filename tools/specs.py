@@ -68,7 +68,8 @@ class replace_in_file(Spec):
     path: str
     old_text: str = Field(description="exact current text, including indentation")
     new_text: str = Field(description="replacement text")
-    line: int | None = Field(None, ge=1, description="line where old_text starts, when it occurs more than once")
+    line: int | None = Field(None, ge=1, description="only when old_text occurs more than once: the line where "
+                             "the occurrence to replace starts")
 
 
 class insert_lines(Spec):
