@@ -70,7 +70,29 @@ def gated_write(ctx: Context, file, rel: str, before: str | None, after: str, wh
                 + "\nFix these lines in your new text (indentation, brackets, undefined names) and try again."),
                 new_errors=len(introduced))
     write_atomic(file, after)
-    return result(True, f"{what}: {rel} written ({len(after.splitlines())} lines)")
+    return result(True, f"{what}: {rel} written ({len(after.splitlines())} lines)" + _changed_lines(before, after))
+
+
+DIFF_LINES = 24
+
+
+def _changed_lines(before: str | None, after: str) -> str:
+    """The change as a short diff with line numbers, so the model sees what it did and where."""
+    if not before:
+        return ""
+    old, new = before.splitlines(), after.splitlines()
+    shown = []
+    for group in difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(1):
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                shown += [f"  {j1 + k + 1:>5}| {line}" for k, line in enumerate(new[j1:j2])]
+                continue
+            shown += [f"- {i1 + k + 1:>5}| {line}" for k, line in enumerate(old[i1:i2])]
+            shown += [f"+ {j1 + k + 1:>5}| {line}" for k, line in enumerate(new[j1:j2])]
+        shown.append("  ...")
+    if len(shown) > DIFF_LINES:
+        shown = shown[:DIFF_LINES] + [f"  [{len(shown) - DIFF_LINES} more diff lines; git_diff shows all]"]
+    return "\nChanged (- before, + after, with line numbers):\n" + "\n".join(shown[:-1] if shown[-1] == "  ..." else shown)
 
 
 def _nearest(text: str, old: str) -> str:
