@@ -280,6 +280,10 @@ def test_lint_changed_and_given_files(box):
     result = call(box, "lint", paths=["lintme.py"])
     assert result.failure == "lint_failed" and "lintme.py:1:8: F401" in result.output
     assert "lintme.py" in call(box, "lint").output  # changed files by default
+    assert "F401 `os` imported but unused (fixable) [new]" in result.output and "1 new in this run" in result.error
+    old = call(box, "lint", paths=["legacy.py"])  # committed with an undefined name: not this run's doing
+    assert old.success and "all there before this run; none new" in old.output
+    assert "F821 Undefined name `undefined_name` [there before this run]" in old.output
 
 
 def test_git_status_and_diff_show_the_runs_changes(box):

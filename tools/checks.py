@@ -7,6 +7,7 @@ import os
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+from collections import Counter
 
 from context import Context, result
 from workspace import ToolError, resolve
@@ -26,31 +27,74 @@ def _changed_files(ctx: Context) -> list[str]:
     return [name for status, name in _changes(ctx) if status != "D" and (ctx.root / name).is_file()]
 
 
+def _ruff(ctx: Context, targets: list[str], cwd_root: str, config: str | None) -> list[dict] | None:
+    argv = [sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "json", "--exit-zero"]
+    done = ctx.run(argv + (["--config", config] if config else []) + ["--", *targets], timeout=120)
+    start = done.output.find("[")
+    try:
+        findings = json.loads(done.output[start:]) if start != -1 else None
+    except json.JSONDecodeError:
+        return None
+    for item in findings or []:
+        item["rel"] = os.path.relpath(item["filename"], cwd_root)
+    return findings
+
+
+def _project_config(ctx: Context) -> str | None:
+    for name in ("ruff.toml", ".ruff.toml", "pyproject.toml"):
+        path = ctx.root / name
+        if path.is_file() and (name != "pyproject.toml" or "[tool.ruff" in path.read_text(errors="replace")):
+            return str(path)
+    return None
+
+
+def _before(ctx: Context, targets: list[str]) -> Counter | None:
+    """ruff's findings in the same files as they were when the run started (None if unknown)."""
+    files = [t for t in targets if (ctx.root / t).is_file()]
+    if len(files) != len(targets):
+        return None  # directories: no per-file comparison
+    with tempfile.TemporaryDirectory(prefix="omni-lint-") as tmp:
+        present = []
+        for path in files:
+            shown = ctx.run(["git", "show", f"{ctx.base_rev}:{path}"], timeout=30, cap=64 * 1024 * 1024)
+            if shown.exit_code == 0:  # a file new in this run had no problems before
+                os.makedirs(os.path.dirname(os.path.join(tmp, path)), exist_ok=True)
+                with open(os.path.join(tmp, path), "w", encoding="utf-8") as handle:
+                    handle.write(shown.output)
+                present.append(os.path.join(tmp, path))
+        found = _ruff(ctx, present, tmp, _project_config(ctx)) if present else []
+    return None if found is None else Counter((i["rel"], i.get("code"), i["message"]) for i in found)
+
+
 def lint(ctx: Context, paths: list[str] | None = None) -> dict:
     targets = paths or [f for f in _changed_files(ctx) if f.endswith((".py", ".pyi"))]
     if not targets:
         return result(True, "no changed Python files to lint (pass paths to lint others)")
     for path in targets:
         resolve(ctx.root, path, kind="any")
-    done = ctx.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "json",
-                    "--exit-zero", "--", *targets], timeout=120)
-    start = done.output.find("[")
-    try:
-        findings = json.loads(done.output[start:]) if start != -1 else None
-    except json.JSONDecodeError:
-        findings = None
+    findings = _ruff(ctx, targets, str(ctx.root), None)
     if findings is None:
-        return result(False, error=done.output.strip() or "ruff gave no output", failure="command_failed")
+        return result(False, error="ruff gave no readable output", failure="command_failed")
     if not findings:
         return result(True, f"ruff: no problems in {len(targets)} file(s)", problems=0)
-    lines = []
+    before = _before(ctx, targets)
+    lines, new = [], 0
     for item in findings:
-        rel = os.path.relpath(item["filename"], ctx.root)
+        key = (item["rel"], item.get("code"), item["message"])
+        old = before is not None and before[key] > 0
+        if old:
+            before[key] -= 1
+        new += not old
         fix = " (fixable)" if item.get("fix") else ""
-        lines.append(f"{rel}:{item['location']['row']}:{item['location']['column']}: "
-                     f"{item.get('code') or 'syntax'} {item['message']}{fix}")
-    return result(False, "\n".join(lines), error=f"ruff found {len(findings)} problem(s)",
-                  failure="lint_failed", problems=len(findings))
+        lines.append(f"{item['rel']}:{item['location']['row']}:{item['location']['column']}: "
+                     f"{item.get('code') or 'syntax'} {item['message']}{fix}"
+                     + (" [there before this run]" if old else " [new]" if before is not None else ""))
+    if before is not None and new == 0:  # nothing the model did: not a failure it should chase
+        return result(True, f"ruff: {len(findings)} problem(s), all there before this run; none new\n"
+                      + "\n".join(lines), problems=len(findings), new=0)
+    counted = f", {new} new in this run" if before is not None else ""
+    return result(False, "\n".join(lines), error=f"ruff found {len(findings)} problem(s){counted}",
+                  failure="lint_failed", problems=len(findings), new=new)
 
 
 def _junit_summary(path: str) -> dict | None:
