@@ -33,6 +33,7 @@ class AgentConfig(BaseModel):
     history_chars: int = Field(40_000, ge=2000, description="older observations are shortened past this")
     replan_after: int = Field(3, ge=1, description="failures on one plan step before replanning")
     max_format_errors: int = Field(3, ge=1, description="unreadable replies in a row before stopping")
+    unstick_temperature: float = Field(0.8, ge=0, le=2, description="temperature of the request after a refused repeat")
 
 
 @dataclass
@@ -224,9 +225,12 @@ class Agent:
 
     def ask(self, prompt: str):
         messages = self.conversation.messages(prompt)
+        # After a refused repeat, sample warmer: at temperature 0 a small model answers the same
+        # context with the same call, however the correction is worded.
+        warmer = self.config.unstick_temperature if self.failures.last_refused else None
         while True:
             try:
-                reply = self.model.complete(messages, self.toolbox.schemas())
+                reply = self.model.complete(messages, self.toolbox.schemas(), temperature=warmer)
                 break
             except ContextLengthExceeded as exc:
                 if not self.conversation.condense():

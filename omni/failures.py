@@ -35,6 +35,7 @@ class FailureTracker:
         self.on_step = 0
         self.format_errors_in_row = 0
         self.recent: list[str] = []
+        self.last_refused = False  # the last action was refused as a repeat: the loop samples warmer next
 
     def refusal(self, action: Action) -> ToolResult | None:
         """The same action failing the same way twice is not run a third time."""
@@ -45,6 +46,7 @@ class FailureTracker:
         return None
 
     def record(self, action: Action | None, result: ToolResult) -> None:
+        self.last_refused = result.failure == "repeated"
         if result.success:
             self.format_errors_in_row = 0
             return

@@ -84,16 +84,18 @@ class ChatModel:
         )
 
     # ---- public -------------------------------------------------------------------------------
-    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
-        """One reply that should hold one tool call (native or text, per tool_mode)."""
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                 temperature: float | None = None) -> Reply:
+        """One reply that should hold one tool call (native or text, per tool_mode). `temperature`
+        overrides the configured one for this request."""
         if self.tool_mode == "native":
-            reply = self._request(messages, tools=tools)
+            reply = self._request(messages, tools=tools, temperature=temperature)
             if not reply.actions:
                 reply.format_error = "the reply contained no tool call" + (
                     f"; it said: {reply.text.strip()[:300]}" if reply.text.strip() else ""
                 )
             return reply
-        reply = self._request(messages)
+        reply = self._request(messages, temperature=temperature)
         try:
             reply.actions = parse_actions(reply.text)
         except TextFormatError as exc:
@@ -125,12 +127,12 @@ class ChatModel:
         return self.tool_mode
 
     # ---- transport ----------------------------------------------------------------------------
-    def _request(self, messages, tools=None, max_tokens=None) -> Reply:
+    def _request(self, messages, tools=None, max_tokens=None, temperature=None) -> Reply:
         kwargs: dict[str, Any] = {"model": self.config.model, "messages": messages}
         if tools:
             kwargs["tools"] = tools
-        if self.config.temperature is not None:
-            kwargs["temperature"] = self.config.temperature
+        if temperature is not None or self.config.temperature is not None:
+            kwargs["temperature"] = temperature if temperature is not None else self.config.temperature
         if max_tokens or self.config.max_tokens:
             kwargs["max_tokens"] = max_tokens or self.config.max_tokens
         waited = 0.0

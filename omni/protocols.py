@@ -20,7 +20,8 @@ class Model(Protocol):
     name: str
     tool_mode: str  # "native" | "text"
 
-    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply: ...
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                 temperature: float | None = None) -> ModelReply: ...
 
     def text(self, messages: list[dict[str, Any]]) -> ModelReply: ...
 

@@ -111,6 +111,8 @@ def test_repeat_is_refused_and_failures_trigger_a_replan(calc_repo, fake):
     assert [o["failure"] for o in observations[:3]] == ["command_failed", "command_failed", "repeated"]
     assert "already failed twice" in observations[2]["error"]
     assert "Change your approach" in last_user_text(fake.requests[5])
+    # At temperature 0 a small model repeats itself; the request after a refusal samples warmer.
+    assert [r.get("temperature") for r in fake.requests[1:4]] == [0.0] * 3 and fake.requests[5]["temperature"] == 0.8
     replan_request = fake.requests[4]["messages"][0]["content"]
     assert "The current plan is not working" in replan_request and "shell(command=false)" in replan_request
     plans = [e for e in run.events() if e["kind"] == "plan"]
