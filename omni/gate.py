@@ -18,7 +18,10 @@ from omni.prompts import Prompts
 from omni.textmode import json_object
 
 DIFF_CHARS = 15_000
-_LINT_LINE = re.compile(r"^(?P<path>[^:\n]+):\d+:\d+: (?P<rest>.+?)(?: \(fixable\))?$")
+# One finding as the lint tool prints it; the tool's "[new]" / "[there before this run]" tag is not part of
+# the key, since the gate makes its own comparison against the whole-tree baseline.
+_LINT_LINE = re.compile(r"^(?P<path>[^:\n]+):\d+:\d+: (?P<rest>.+?)(?: \(fixable\))?"
+                        r"(?: \[(?:new|there before this run)\])?$")
 
 
 class Verdict(BaseModel):
