@@ -13,7 +13,7 @@ SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cach
 READ_PAGE_LINES = 100  # as SWE-agent's window: on a CPU model every line read costs prompt time
 
 
-def _all_files(ctx: Context, base: str) -> list[str]:
+def all_files(ctx: Context, base: str) -> list[str]:
     """Files under base, relative to the root, honouring .gitignore (ripgrep, or git, or a walk)."""
     if ctx.has("rg"):
         done = ctx.run(["rg", "--files", "--hidden", "-g", "!.git", "--", base], timeout=60)
@@ -32,7 +32,7 @@ def _all_files(ctx: Context, base: str) -> list[str]:
 
 def list_files(ctx: Context, path: str = ".", max_results: int = 200) -> dict:
     resolve(ctx.root, path, kind="dir")
-    files = _all_files(ctx, path)
+    files = all_files(ctx, path)
     shown = files[:max_results]
     more = len(files) - len(shown)
     text = "\n".join(shown) or "(no files)"
@@ -57,7 +57,7 @@ def find_files(ctx: Context, pattern: str, path: str = ".", max_results: int = 2
         if found:
             return found
         raise ToolError(f"{path} is a file, not a directory, and {pattern!r} does not occur in it")
-    files = _all_files(ctx, path)
+    files = all_files(ctx, path)
     glob = pattern if any(c in pattern for c in "*?[") else f"*{pattern}*"  # a bare word matches a part
     hits = [f for f in files if fnmatch.fnmatch(f, glob) or fnmatch.fnmatch(os.path.basename(f), glob)]
     if not hits:
@@ -94,7 +94,7 @@ def search(ctx: Context, pattern: str, path: str = ".", glob: str | None = None,
         lines = [line.removeprefix("./") for line in done.output.splitlines() if line]
     else:
         lines = []
-        for rel in _all_files(ctx, path):
+        for rel in all_files(ctx, path):
             if glob and not (fnmatch.fnmatch(rel, glob) or fnmatch.fnmatch(os.path.basename(rel), glob)):
                 continue
             try:

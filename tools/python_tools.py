@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import ast
 import difflib
-import os
 import textwrap
 from pathlib import Path
 
 import libcst as cst
 from context import Context, result
 from edits import gated_write
-from files import SKIP_DIRS, numbered
+from files import all_files, numbered
 from workspace import ToolError, read_text, resolve
 
 Definition = (cst.FunctionDef, cst.ClassDef)
@@ -96,17 +95,13 @@ SYMBOL_LINES = 120  # longer definitions show their first lines (functions) or t
 SYMBOL_MATCHES = 3
 
 
-def _python_files(ctx: Context, path: str) -> list:
+def _python_files(ctx: Context, path: str) -> list[Path]:
     target = resolve(ctx.root, path, kind="any")
     if target.is_file():
         if target.suffix not in (".py", ".pyi"):
             raise ToolError(f"{path} is not a Python file; use search for other files")
         return [target]
-    found = []
-    for dirpath, dirnames, filenames in os.walk(target):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        found += [Path(dirpath) / f for f in sorted(filenames) if f.endswith((".py", ".pyi"))]
-    return found
+    return [ctx.root / rel for rel in all_files(ctx, path) if rel.endswith((".py", ".pyi"))]
 
 
 def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
