@@ -65,14 +65,37 @@ def failing_tests(failing: list[str], test_report: str) -> str:
     return "Tests that fail before any change (if the goal is about them, make them pass):\n" + shown
 
 
+def _defining_files(sandbox: Sandbox, names: list[str]) -> dict[str, list[str]]:
+    """For each name's last part, the files that define it: one search over the repository, so that
+    read_symbol then reads one file instead of scanning every Python file once per name."""
+    lasts = sorted({name.rsplit(".", 1)[-1] for name in names})
+    if not lasts:
+        return {}
+    pattern = rf"^\s*(async\s+)?(def|class)\s+({'|'.join(lasts)})\b"
+    result = sandbox.run_tool("search", {"pattern": pattern, "glob": "*.py", "max_results": 1000}, 60)
+    found: dict[str, list[str]] = {}
+    for line in result.output.splitlines() if result.success else []:
+        path, _, text = line.partition(":")
+        match = re.match(r"\d+:\s*(?:async\s+)?(?:def|class)\s+(\w+)", text)
+        if match and path not in found.setdefault(match[1], []):
+            found[match[1]].append(path)
+    return found
+
+
 def named_code(sandbox: Sandbox, goal: str, files: list[str]) -> str:
     """The definitions the goal names (best match each), and the outline of files it names."""
+    names = goal_symbols(goal)[:MAX_SYMBOLS * 2]
+    defined = _defining_files(sandbox, names)
     code, used, covered_files, seen = [], 0, set(), set()
-    for name in goal_symbols(goal)[:MAX_SYMBOLS * 2]:
+    for name in names:
+        where = defined.get(name.rsplit(".", 1)[-1])
+        if not where:
+            continue  # not defined anywhere (a feature to add, or prose): nothing to show
         if len(seen) >= MAX_SYMBOLS or used >= MAX_CODE_LINES:
             break
         for candidate in _candidates(name):
-            result = sandbox.run_tool("read_symbol", {"symbol": candidate}, 60)
+            result = sandbox.run_tool("read_symbol", {"symbol": candidate,
+                                                      "path": where[0] if len(where) == 1 else "."}, 60)
             if result.success:
                 best = result.output.split("\n\n")[0]  # the best match only; blank code lines are numbered
                 if best not in seen:
@@ -80,7 +103,7 @@ def named_code(sandbox: Sandbox, goal: str, files: list[str]) -> str:
                     block = best.splitlines()[:MAX_CODE_LINES - used]
                     used += len(block)
                     code.append("\n".join(block))
-                    covered_files.add(best.split(" lines ", 1)[0])
+                    covered_files.add(result.details["locations"][0].split(":")[0])
                 break
     for path in goal_files(goal, set(files)):
         if path not in covered_files:  # a file the goal names, but no code from it yet: its outline
