@@ -131,8 +131,9 @@ class ChatModel:
         kwargs: dict[str, Any] = {"model": self.config.model, "messages": messages}
         if tools:
             kwargs["tools"] = tools
-        if temperature is not None or self.config.temperature is not None:
-            kwargs["temperature"] = temperature if temperature is not None else self.config.temperature
+        temperature = self.config.temperature if temperature is None else temperature
+        if temperature is not None:
+            kwargs["temperature"] = temperature
         if max_tokens or self.config.max_tokens:
             kwargs["max_tokens"] = max_tokens or self.config.max_tokens
         waited = 0.0

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from omni import instructions
 from omni.agent import Agent, AgentConfig, Outcome
+from omni.briefing import failing_tests, named_code
 from omni.config import resolve_models
 from omni.errors import EXIT_CODES, ForceQuit, ModelError, SandboxError, UsageError
-from omni.briefing import failing_tests, named_code
 from omni.gate import FinishGate
 from omni.prompts import Prompts
 from omni.record import EventBus, RunRecord, new_run_id

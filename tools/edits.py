@@ -81,18 +81,20 @@ def _changed_lines(before: str | None, after: str) -> str:
     if not before:
         return ""
     old, new = before.splitlines(), after.splitlines()
-    shown = []
+    groups = []
     for group in difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(1):
+        lines = []
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                shown += [f"  {j1 + k + 1:>5}| {line}" for k, line in enumerate(new[j1:j2])]
-                continue
-            shown += [f"- {i1 + k + 1:>5}| {line}" for k, line in enumerate(old[i1:i2])]
-            shown += [f"+ {j1 + k + 1:>5}| {line}" for k, line in enumerate(new[j1:j2])]
-        shown.append("  ...")
+                lines += [f"  {j1 + k + 1:>5}| {line}" for k, line in enumerate(new[j1:j2])]
+            else:
+                lines += [f"- {i1 + k + 1:>5}| {line}" for k, line in enumerate(old[i1:i2])]
+                lines += [f"+ {j1 + k + 1:>5}| {line}" for k, line in enumerate(new[j1:j2])]
+        groups.append("\n".join(lines))
+    shown = "\n  ...\n".join(groups).splitlines()
     if len(shown) > DIFF_LINES:
         shown = shown[:DIFF_LINES] + [f"  [{len(shown) - DIFF_LINES} more diff lines; git_diff shows all]"]
-    return "\nChanged (- before, + after, with line numbers):\n" + "\n".join(shown[:-1] if shown[-1] == "  ..." else shown)
+    return "\nChanged (- before, + after, with line numbers):\n" + "\n".join(shown)
 
 
 def _nearest(text: str, old: str) -> str:
