@@ -225,6 +225,8 @@ def main() -> None:
     tasks = [load_task(d) for d in sorted(TASKS.iterdir()) if (d / "task.json").exists()
              and (not wanted or d.name in wanted)]
     if opts.rescore:
+        if not opts.rescore.is_file():
+            parser.error(f"--rescore: no results file at {opts.rescore}")
         rows = rescore(opts.rescore)
         for row in rows:
             print(json.dumps({k: v for k, v in row.items() if k != "log"}))

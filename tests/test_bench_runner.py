@@ -34,3 +34,9 @@ def test_runner_grades_a_fix_a_no_op_and_a_test_edit(fake, tmp_path):
     assert rows["none"]["resolved"] is False and rows["none"]["fail_to_pass"] is False
     assert rows["cheat"]["resolved"] is False and rows["cheat"]["fail_to_pass"] is False  # tests restored
     assert "| omni | 1/1 |" in done.stdout and "| none | 0/1 |" in done.stdout
+    again = subprocess.run([sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--rescore", str(out)],
+                           capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0 and "| omni | 1/1 |" in again.stdout  # from the records kept beside it
+    missing = subprocess.run([sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--rescore",
+                              str(tmp_path / "nope.jsonl")], capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "no results file at" in missing.stderr
