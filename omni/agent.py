@@ -6,6 +6,7 @@ interrupts. The outcome is reported in one place, whatever ended the run.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ class Outcome:
     tests: str = ""
 
 
+_READ_ON = re.compile(r"read on with start_line=(\d+)\]$")
+
 # A gate decides what `finish` means: None accepts; a string is feedback that sends the work back.
 Gate = Callable[["Agent", str], "str | None"]
 # Steering runs on Ctrl-C: returns guidance for the next step, or raises StopRun.
@@ -77,7 +80,8 @@ class Agent:
         self.tests = ""
         self.last_tool = self.previous_tool = ""
         self.changes = 0  # bumped by every action that may change the workspace
-        self.looked: dict[str, tuple[int, int]] = {}  # read-only call -> (step, changes at the time)
+        # read-only call -> (step, changes at the time, the line a paged read_file goes on from or 0)
+        self.looked: dict[str, tuple[int, int, int]] = {}
         self.progress = "start"  # start -> looked -> edited -> tested: drives the next-step hint
         self.conversation = Conversation(prompts, system, goal, native=model.tool_mode == "native", files=files)
         self.failures = FailureTracker(config.replan_after, config.max_format_errors)
@@ -270,12 +274,19 @@ class Agent:
             return args
         if action.name in self.toolbox.host:
             return getattr(self, f"tool_{action.name}")(**args)
-        seen = self.looked.get(action.signature())
+        asked = action.signature()
+        seen = self.looked.get(asked)
+        read_on = ""
         if seen and seen[1] == self.changes:  # small models re-read; on a slow model that costs minutes
-            return ToolResult.fail("repeated", f"not run: {action.compact(100)} already ran at step {seen[0]} and "
-                                   "nothing has changed since; its output is above. Act on it instead.")
+            if not seen[2]:
+                return ToolResult.fail("repeated", f"not run: {action.compact(100)} already ran at step {seen[0]} "
+                                       "and nothing has changed since; its output is above. Act on it instead.")
+            # the same paged read again: a model that asks twice wants what it has not seen yet
+            action = Action(name=action.name, args={**action.args, "start_line": seen[2]}, call_id=action.call_id)
+            args["start_line"] = seen[2]
+            read_on = f"(that read ran at step {seen[0]}; its output is above. Reading on from line {seen[2]}.)\n"
         if action.name in self.toolbox.read_only:
-            self.looked[action.signature()] = (self.steps, self.changes)
+            self.looked[action.signature()] = (self.steps, self.changes, 0)
         timeout = float(args.get("timeout", self.config.tool_timeout))
         if self.config.timeout is not None:  # no command outlives the run's wall-clock limit
             timeout = max(1.0, min(timeout, self.config.timeout - (time.monotonic() - self.started)))
@@ -289,6 +300,12 @@ class Agent:
             result = ToolResult.fail("sandbox_error", f"{type(exc).__name__}: {exc}")
         if action.name not in self.toolbox.read_only and (result.success or action.name not in self.toolbox.editing):
             self.changes += 1  # a refused edit wrote nothing; anything else may have changed the workspace
+        if action.name == "read_file" and result.success:
+            paged = _READ_ON.search(result.output)
+            self.looked[asked] = self.looked[action.signature()] = (
+                self.steps, self.changes, int(paged.group(1)) if paged else 0)
+        if read_on:
+            result = result.model_copy(update={"output": read_on + result.output})
         return result
 
     def on_failure(self, action: Action | None, result: ToolResult) -> None:

@@ -13,9 +13,13 @@ _MARK = re.compile(r"^(?:\[[ x>\-]\]\s*)+")  # status marks a model copies back 
 
 
 def clean(text: str) -> str:
-    return _MARK.sub("", text.replace("**", "").strip()).strip()
+    text = _MARK.sub("", text.replace("**", "").strip()).strip()
+    if len(text) > STEP_CHARS:
+        text = text[:STEP_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return text
 MARKS = {"pending": " ", "in_progress": ">", "done": "x", "skipped": "-"}
-MAX_STEPS = 8
+MAX_STEPS = 6
+STEP_CHARS = 110  # every step prompt repeats the plan; a small model writes paragraphs
 
 
 class PlanStep(BaseModel):

@@ -210,3 +210,19 @@ def test_an_unchanged_read_is_not_repeated_but_a_read_after_an_edit_is(calc_repo
     assert [o["success"] for o in observations[:4]] == [True, False, True, True]
     assert "already ran at step 1 and nothing has changed since" in observations[1]["error"]
     assert "return a + b" in observations[3]["output"]  # after the edit the same read runs again
+
+
+def test_a_paged_read_asked_again_reads_on_until_the_end(tmp_path, fake):
+    from conftest import CALC, make_repo
+
+    repo = make_repo(tmp_path / "repo", {**CALC, "long.py": "".join(f"x{n} = {n}\n" for n in range(1, 251))})
+    read = {"tool": "read_file", "args": {"path": "long.py"}}
+    fake.add(PLAN, read, read, read, read, FINISH, FINISH)
+    run = run_omni(repo, "--yes", "fix", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    outputs = [o["output"] or o["error"] for o in run.events() if o["kind"] == "observation"]
+    assert outputs[0].splitlines()[-1].endswith("read on with start_line=101]")
+    assert "Reading on from line 101" in outputs[1] and "101| x101 = 101" in outputs[1]
+    assert "Reading on from line 201" in outputs[2] and outputs[2].splitlines()[-1] == "250| x250 = 250"
+    assert "already ran at step 3 and nothing has changed since" in outputs[3]  # the end: nothing more to read
+    assert git(repo, "status", "--porcelain") == ""  # read-only: the user's tree is untouched

@@ -186,6 +186,26 @@ def test_replace_in_file_near_miss_and_ambiguity(box):
     assert not list(box.root.glob(".edit_me.py.*"))  # no temp file left from the atomic write
 
 
+def test_replace_in_file_forgives_indentation_and_quote_style_when_the_place_is_unique(box):
+    call(box, "create_file", path="loose.py", content='def sign(s):\n    if s[0] == "-":\n        return 1\n'
+         '    return 0\n\n\ndef other(s):\n    if s[0] == "+":\n        return 1\n    return 0\n')
+    both = call(box, "replace_in_file", path="loose.py", old_text="    return 1\nreturn 0", new_text="return 5")
+    assert not both.success and "Did you mean" in both.error  # two places match loosely: nothing is guessed
+    flat = call(box, "replace_in_file", path="loose.py", old_text="return 1\nreturn 0", new_text="return 5", line=9)
+    assert not flat.success  # old_text lost the lines' relative indentation: re-indenting would be a guess
+    picked = call(box, "replace_in_file", path="loose.py", old_text="    return 1\nreturn 0", new_text="    return 1\n"
+                  "return 3", line=9)
+    assert picked.success and (box.root / "loose.py").read_text().endswith("        return 1\n    return 3\n")
+    block = call(box, "replace_in_file", path="loose.py", old_text="if s[0] == '-':\n    return 1",
+                 new_text="if s[0] == '-':\n    return -1")
+    assert block.success and "matched lines 2-3 once the indentation and quote style were ignored" in block.output
+    assert (box.root / "loose.py").read_text().startswith("def sign(s):\n    if s[0] == '-':\n        return -1\n")
+    part = call(box, "replace_in_file", path="loose.py", old_text="== '+'", new_text="== '*'")
+    assert part.success and "matched line 8" in part.output
+    assert "    if s[0] == '*':\n" in (box.root / "loose.py").read_text()
+    (box.root / "loose.py").unlink()
+
+
 def test_syntax_breaking_edit_is_rolled_back_with_the_offending_lines(box):
     before = (box.root / "pkg/shapes.py").read_text()
     result = call(box, "replace_in_file", path="pkg/shapes.py", old_text="        return math.pi * self.r",
@@ -271,8 +291,15 @@ def test_run_tests_summarises_failures(box):
     assert "FAILED tests/test_shapes.py::test_area" in result.output and "area is pi r squared" in result.output
     one = call(box, "run_tests", selection=["tests/test_shapes.py::test_unit"])
     assert one.success and one.output.startswith("pytest: 1 passed, 0 failed")
-    none = call(box, "run_tests", selection=["tests/test_shapes.py::test_nothing_here"])
-    assert not none.success
+    wrong_id = call(box, "run_tests", selection=["tests/test_shapes.py::test_nothing_here"])
+    assert wrong_id.output.startswith("No test matches tests/test_shapes.py::test_nothing_here. "
+                                      "Ran tests/test_shapes.py instead.")
+    assert wrong_id.details["summary"]["passed"] == 1 and wrong_id.details["summary"]["failed"] == 1
+    wrong_file = call(box, "run_tests", selection=["tests/test_shape.py"])
+    assert wrong_file.output.startswith("tests/test_shape.py does not exist. Did you mean: tests/test_shapes.py")
+    assert "Ran the whole test suite instead." in wrong_file.output and wrong_file.details["summary"]["failed"] == 1
+    outside = call(box, "run_tests", selection=["../elsewhere.py"])
+    assert not outside.success and "outside the repository" in outside.error
 
 
 def test_lint_changed_and_given_files(box):

@@ -95,7 +95,9 @@ def test_plan_parse_numbered_and_bulleted():
     assert [s.text for s in plan.steps] == ["Find the bug", "Fix it", "Run the tests"]
     assert [s.status for s in plan.steps] == ["in_progress", "pending", "pending"]
     assert Plan.parse("no list here").steps == []
-    assert len(Plan.parse("\n".join(f"{n}. s{n}" for n in range(1, 12))).steps) == 8
+    assert len(Plan.parse("\n".join(f"{n}. s{n}" for n in range(1, 12))).steps) == 6
+    wordy = Plan.parse("1. Understand the Requirement: " + "the goal is to add a function " * 8).steps[0].text
+    assert wordy.startswith("Understand the Requirement: the goal") and wordy.endswith("…") and len(wordy) <= 111
 
 
 def test_history_shortens_old_observations_first_and_keeps_recent():

@@ -116,6 +116,52 @@ def _nearest(text: str, old: str) -> str:
     return f"Did you mean these lines ({best:.0%} similar)?\n{shown}\n{hint}"
 
 
+def _loose(line: str) -> str:
+    """A line as a model tends to retype it: surrounding whitespace and quote style do not count."""
+    return line.strip().replace('"', "'")
+
+
+def _loose_edit(text: str, old_text: str, new_text: str, line: int | None) -> tuple[str, str] | None:
+    """Apply the edit where old_text matches exactly one place once indentation and quote style are
+    ignored (a small model's usual near miss). None when there is no such single place."""
+    lines = text.splitlines(keepends=True)
+    want = [_loose(w) for w in old_text.strip("\n").splitlines()]
+    if not any(want):
+        return None
+    if len(want) == 1:  # a fragment of one line: quotes keep their length, so positions carry over
+        starts = [n for n, got in enumerate(lines) if want[0] in _loose(got)]
+    else:
+        starts = [n for n in range(len(lines) - len(want) + 1)
+                  if all(_loose(lines[n + k]) == w for k, w in enumerate(want))]
+    if line is not None and len(starts) > 1:
+        starts = [n for n in starts if n + 1 == line]
+    if len(starts) != 1:
+        return None
+    at = starts[0]
+    if len(want) == 1 and _loose(lines[at]) != want[0]:
+        body = lines[at].rstrip("\r\n")
+        indent = len(body) - len(body.lstrip())
+        begin = indent + _loose(body).index(want[0])
+        replaced = body[:begin] + new_text + body[begin + len(want[0]):] + lines[at][len(body):]
+        return "".join(lines[:at]) + replaced + "".join(lines[at + 1:]), f"line {at + 1}"
+    # whole lines: shift new_text by the difference between old_text's indentation and the file's,
+    # but only when old_text kept the lines' relative indentation (else the shift would be a guess)
+    olds = old_text.strip("\n").splitlines()
+    shift = _indent(lines[at]) - _indent(olds[0])
+    if any(row.strip() and _indent(lines[at + k]) - _indent(row) != shift for k, row in enumerate(olds)):
+        return None
+    moved = [(" " * shift + row if shift >= 0 else row[min(-shift, _indent(row)):]) if row.strip() else ""
+             for row in new_text.strip("\n").splitlines()]
+    ending = "\n" if lines[at + len(want) - 1].endswith("\n") else ""
+    block = "\n".join(moved) + ending if moved else ""
+    where = f"lines {at + 1}-{at + len(want)}" if len(want) > 1 else f"line {at + 1}"
+    return "".join(lines[:at]) + block + "".join(lines[at + len(want):]), where
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
 def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str, line: int | None = None) -> dict:
     if old_text == "":
         raise ToolError("old_text is empty: give the exact text to replace (use insert_lines or create_file to add)")
@@ -123,6 +169,11 @@ def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str, line:
     text = read_text(file, path)
     count = text.count(old_text)
     if count == 0:
+        loose = _loose_edit(text, old_text, new_text, line)
+        if loose is not None:
+            updated, where = loose
+            return gated_write(ctx, file, path, text, updated, f"replace_in_file (old_text matched {where} once "
+                               "the indentation and quote style were ignored)")
         adding = new_text.startswith(old_text) and len(new_text) > len(old_text)
         hint = ("\nTo add new code rather than change existing code: insert_lines (line="
                 f"{len(text.splitlines()) + 1} appends at the end), or replace_symbol with the whole new "
