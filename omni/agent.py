@@ -191,9 +191,13 @@ class Agent:
                 self.tests = result.output.splitlines()[0]
             if self.after_action and action.name not in self.toolbox.host:
                 self.after_action(action, result)
+        if result.success or interrupted:
+            body = (result.output if result.success else exact_error(result)) or "(no output)"
+        else:  # the correction prompt that follows quotes the whole error: once is enough tokens
+            body = (result.error.strip().splitlines() or ["(no message)"])[0][:200] + \
+                "\n(the exact error follows below)"
         observation = self.prompts.render(
-            "observation", action=action.compact(100) if action else "your reply", success=result.success,
-            body=(result.output if result.success else exact_error(result)) or "(no output)")
+            "observation", action=action.compact(100) if action else "your reply", success=result.success, body=body)
         if len(reply.actions) > 1:
             observation += "\n\n" + self.prompts.render(
                 "extra_calls", count=len(reply.actions), first=action.name,

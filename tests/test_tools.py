@@ -211,6 +211,8 @@ def test_syntax_breaking_edit_is_rolled_back_with_the_offending_lines(box):
     result = call(box, "replace_in_file", path="pkg/shapes.py", old_text="        return math.pi * self.r",
                   new_text="        return math.pi * (self.r")
     assert result.failure == "lint_failed" and "rolled back" in result.error
+    assert "Or rewrite the whole method instead (lines 13-14): replace_symbol with path='pkg/shapes.py', " \
+        "symbol='Circle.area'" in result.error
     assert "pkg/shapes.py:" in result.error and ">" in result.error
     assert (box.root / "pkg/shapes.py").read_text() == before
     undefined = call(box, "replace_in_file", path="pkg/shapes.py", old_text="    return Circle(1)",

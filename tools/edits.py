@@ -97,7 +97,26 @@ def _changed_lines(before: str | None, after: str) -> str:
     return "\nChanged (- before, + after, with line numbers):\n" + "\n".join(shown)
 
 
-def _nearest(text: str, old: str) -> str:
+def _rewrite_hint(path: str, text: str, line: int | None) -> str:
+    """For an edit that failed inside a function: the whole-function alternative, named exactly.
+    Small models fail at exact-text edits far more often than at rewriting a short function."""
+    if line is None or not path.endswith(".py"):
+        return ""
+    from python_tools import _definitions_from_text  # python_tools imports this module
+
+    try:
+        rows = _definitions_from_text(text, path)
+    except ToolError:
+        return ""
+    inside = [r for r in rows if r[0] != "class" and r[2] <= line <= r[3] and r[3] - r[2] < 80]
+    if not inside:
+        return ""
+    kind, name, first, last, _ = max(inside, key=lambda r: r[2])
+    return (f"\nOr rewrite the whole {kind} instead (lines {first}-{last}): replace_symbol with path={path!r}, "
+            f"symbol={name!r} and new_source = its complete new code, from the def line to the end.")
+
+
+def _nearest(text: str, old: str) -> tuple[str, int | None]:
     lines = text.splitlines()
     want = old.strip("\n").splitlines() or [old]
     size = len(want)
@@ -109,11 +128,11 @@ def _nearest(text: str, old: str) -> str:
         if ratio > best:
             best, best_at = ratio, start
     if best < 0.5:
-        return "No similar lines found: read_file the area you mean to change, then copy its exact text."
+        return "No similar lines found: read_file the area you mean to change, then copy its exact text.", None
     shown = "\n".join(f"{n + 1:>5}| {lines[n]}" for n in range(best_at, min(len(lines), best_at + size)))
     hint = ("They match except for whitespace or indentation: copy them exactly."
             if best > 0.98 else "Copy the exact current text from these lines into old_text.")
-    return f"Did you mean these lines ({best:.0%} similar)?\n{shown}\n{hint}"
+    return f"Did you mean these lines ({best:.0%} similar)?\n{shown}\n{hint}", best_at + 1
 
 
 def _loose(line: str) -> str:
@@ -121,7 +140,7 @@ def _loose(line: str) -> str:
     return line.strip().replace('"', "'")
 
 
-def _loose_edit(text: str, old_text: str, new_text: str, line: int | None) -> tuple[str, str] | None:
+def _loose_edit(text: str, old_text: str, new_text: str, line: int | None) -> tuple[str, str, int] | None:
     """Apply the edit where old_text matches exactly one place once indentation and quote style are
     ignored (a small model's usual near miss). None when there is no such single place."""
     lines = text.splitlines(keepends=True)
@@ -143,7 +162,7 @@ def _loose_edit(text: str, old_text: str, new_text: str, line: int | None) -> tu
         indent = len(body) - len(body.lstrip())
         begin = indent + _loose(body).index(want[0])
         replaced = body[:begin] + new_text + body[begin + len(want[0]):] + lines[at][len(body):]
-        return "".join(lines[:at]) + replaced + "".join(lines[at + 1:]), f"line {at + 1}"
+        return "".join(lines[:at]) + replaced + "".join(lines[at + 1:]), f"line {at + 1}", at + 1
     # whole lines: shift new_text by the difference between old_text's indentation and the file's,
     # but only when old_text kept the lines' relative indentation (else the shift would be a guess)
     olds = old_text.strip("\n").splitlines()
@@ -155,7 +174,7 @@ def _loose_edit(text: str, old_text: str, new_text: str, line: int | None) -> tu
     ending = "\n" if lines[at + len(want) - 1].endswith("\n") else ""
     block = "\n".join(moved) + ending if moved else ""
     where = f"lines {at + 1}-{at + len(want)}" if len(want) > 1 else f"line {at + 1}"
-    return "".join(lines[:at]) + block + "".join(lines[at + len(want):]), where
+    return "".join(lines[:at]) + block + "".join(lines[at + len(want):]), where, at + 1
 
 
 def _indent(line: str) -> int:
@@ -171,15 +190,18 @@ def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str, line:
     if count == 0:
         loose = _loose_edit(text, old_text, new_text, line)
         if loose is not None:
-            updated, where = loose
-            return gated_write(ctx, file, path, text, updated, f"replace_in_file (old_text matched {where} once "
-                               "the indentation and quote style were ignored)")
+            updated, where, at_line = loose
+            return _or_rewrite(gated_write(ctx, file, path, text, updated, f"replace_in_file (old_text matched "
+                                           f"{where} once the indentation and quote style were ignored)"),
+                               path, text, at_line)
         adding = new_text.startswith(old_text) and len(new_text) > len(old_text)
         hint = ("\nTo add new code rather than change existing code: insert_lines (line="
                 f"{len(text.splitlines()) + 1} appends at the end), or replace_symbol with the whole new "
                 "definition, which adds a function or class that does not exist yet.") if adding else ""
+        near, near_line = _nearest(text, old_text)
         return result(False, failure="edit_failed", error=(
-            f"old_text was not found in {path}; nothing was written.\n{_nearest(text, old_text)}{hint}"))
+            f"old_text was not found in {path}; nothing was written.\n{near}{hint}"
+            f"{'' if adding else _rewrite_hint(path, text, near_line)}"))
     offsets, at = [], text.find(old_text)
     while at != -1:
         offsets.append(at)
@@ -198,7 +220,15 @@ def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str, line:
             f"{', '.join(map(str, starts))}. Nothing was written."))
     at = offsets[starts.index(line)] if line is not None else offsets[0]
     updated = text[:at] + new_text + text[at + len(old_text):]
-    return gated_write(ctx, file, path, text, updated, "replace_in_file")
+    return _or_rewrite(gated_write(ctx, file, path, text, updated, "replace_in_file"), path, text,
+                       text.count("\n", 0, at) + 1)
+
+
+def _or_rewrite(outcome: dict, path: str, text: str, line: int) -> dict:
+    """A rolled-back edit also names the whole-function alternative."""
+    if not outcome["success"]:
+        outcome["error"] += _rewrite_hint(path, text, line)
+    return outcome
 
 
 def insert_lines(ctx: Context, path: str, line: int, text: str) -> dict:
