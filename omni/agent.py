@@ -202,7 +202,10 @@ class Agent:
             observation += "\n\n" + self.prompts.render(
                 "extra_calls", count=len(reply.actions), first=action.name,
                 skipped=", ".join(a.compact(60) for a in reply.actions[1:]))
-        self.conversation.add(reply.text, action, observation, result.success)
+        if result.failure == "repeated" and action is not None:  # refused: no copyable example is left behind
+            self.conversation.forget(action.signature())
+        else:
+            self.conversation.add(reply.text, action, observation, result.success)
         self.events.emit("observation", n=self.steps, tool=action.name if action else None,
                          **result.model_dump(exclude={"details"}), details=result.details)
         self.failures.record(action, result)

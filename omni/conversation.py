@@ -21,6 +21,8 @@ class Turn:
     observation: str  # the tool's answer as the model reads it; "" for a reply without a call
     call_id: str | None  # native tool calls answer with a "tool" message
     summary: str  # one line for condensing
+    signature: str = ""  # the call's name and arguments: refused repeats are taken out by it
+    ok: bool = True
     shortened: bool = False
 
 
@@ -48,7 +50,13 @@ class Conversation:
             call_id = None
         first = (observation.strip().splitlines() or [""])[0][:120]
         what = action.compact(100) if action else "(no tool call)"
-        self.turns.append(Turn(assistant, observation, call_id, f"{what} -> {'ok' if ok else 'FAILED'}: {first}"))
+        self.turns.append(Turn(assistant, observation, call_id, f"{what} -> {'ok' if ok else 'FAILED'}: {first}",
+                               action.signature() if action else "", ok))
+
+    def forget(self, signature: str) -> None:
+        """Take a call's failed attempts out of the history. A small model copies its own earlier
+        turns; the correction prompt still names the call and its error."""
+        self.turns = [t for t in self.turns if t.ok or t.signature != signature]
 
     def messages(self, step_prompt: str) -> list[dict[str, Any]]:
         out = [dict(m) for m in self.head]

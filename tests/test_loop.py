@@ -117,6 +117,10 @@ def test_repeat_is_refused_and_failures_trigger_a_replan(calc_repo, fake):
     assert "Change your approach" in last_user_text(fake.requests[5])
     # At temperature 0 a small model repeats itself; the request after a refusal samples warmer.
     assert [r.get("temperature") for r in fake.requests[1:4]] == [0.0] * 3 and fake.requests[5]["temperature"] == 0.8
+    # Nor is the refused call left in the history for it to copy: its failed turns are taken out,
+    # and the correction still names the call and its error.
+    calls = [c["function"] for m in fake.requests[5]["messages"] for c in m.get("tool_calls") or []]
+    assert calls == [] and "shell(command=false)" in last_user_text(fake.requests[5])
     replan_request = fake.requests[4]["messages"][0]["content"]
     assert "The current plan is not working" in replan_request and "shell(command=false)" in replan_request
     plans = [e for e in run.events() if e["kind"] == "plan"]

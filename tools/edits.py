@@ -58,7 +58,7 @@ def gated_write(ctx: Context, file, rel: str, before: str | None, after: str, wh
         if introduced:
             lines = after.splitlines()
             report = []
-            for item in introduced[:5]:
+            for item in introduced[:2]:  # later ones are mostly the first one's echoes
                 row = item["location"]["row"]
                 code = item.get("code") or "syntax error"
                 report.append(f"{rel}:{row}:{item['location']['column']}: {code} {item['message']}")
