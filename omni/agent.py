@@ -80,7 +80,7 @@ class Agent:
         self.tests = ""
         self.last_tool = self.previous_tool = ""
         self.changes = 0  # bumped by every action that may change the workspace
-        # read-only call -> (step, changes at the time, the line a paged read_file goes on from or 0)
+        # read-only or check call -> (step, changes at the time, the line a paged read_file goes on from or 0)
         self.looked: dict[str, tuple[int, int, int]] = {}
         self.progress = "start"  # start -> looked -> edited -> tested: drives the next-step hint
         self.conversation = Conversation(prompts, system, goal, native=model.tool_mode == "native", files=files)
@@ -202,8 +202,11 @@ class Agent:
             observation += "\n\n" + self.prompts.render(
                 "extra_calls", count=len(reply.actions), first=action.name,
                 skipped=", ".join(a.compact(60) for a in reply.actions[1:]))
-        if result.failure == "repeated" and action is not None:  # refused: no copyable example is left behind
-            self.conversation.forget(action.signature())
+        if result.failure == "repeated" and action is not None:
+            # A refused repeat is not added to the history, where a small model would copy it, and after
+            # repeated failures neither are the call's failed attempts. The correction names it and why.
+            if result.details.get("failed_before"):
+                self.conversation.forget(action.signature())
         else:
             self.conversation.add(reply.text, action, observation, result.success)
         self.events.emit("observation", n=self.steps, tool=action.name if action else None,
@@ -292,7 +295,8 @@ class Agent:
             action = Action(name=action.name, args={**action.args, "start_line": seen[2]}, call_id=action.call_id)
             args["start_line"] = seen[2]
             read_on = f"(that read ran at step {seen[0]}; its output is above. Reading on from line {seen[2]}.)\n"
-        if action.name in self.toolbox.read_only:
+        unchanging = self.toolbox.read_only | self.toolbox.checks
+        if action.name in unchanging:
             self.looked[action.signature()] = (self.steps, self.changes, 0)
         timeout = float(args.get("timeout", self.config.tool_timeout))
         if self.config.timeout is not None:  # no command outlives the run's wall-clock limit
@@ -305,7 +309,7 @@ class Agent:
             raise
         except Exception as exc:  # no exception from a tool escapes into the loop
             result = ToolResult.fail("sandbox_error", f"{type(exc).__name__}: {exc}")
-        if action.name not in self.toolbox.read_only and (result.success or action.name not in self.toolbox.editing):
+        if action.name not in unchanging and (result.success or action.name not in self.toolbox.editing):
             self.changes += 1  # a refused edit wrote nothing; anything else may have changed the workspace
         if action.name == "read_file" and result.success:
             paged = _READ_ON.search(result.output)

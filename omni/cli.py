@@ -33,6 +33,8 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     m.add_argument("--api-key", help="API key (env OPENAI_API_KEY, OPENROUTER_API_KEY)")
     m.add_argument("--tool-mode", choices=("auto", "native", "text"),
                    help="native tool calls, a text format, or probe the server once (auto, the default)")
+    m.add_argument("--tools", choices=("full", "core"),
+                   help="offer every tool (full, the default) or a core set of 8 that small models handle better")
     m.add_argument("--no-stream", dest="stream", action="store_false", default=None, help="do not stream replies")
     m.add_argument("--request-timeout", type=float, help="seconds without data before a request is cut (600)")
     lim = p.add_argument_group("limits")
@@ -56,7 +58,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     u.add_argument("--verbose", "-v", action="store_true", default=None, help="stream the model's text")
 
 
-SETTING_FLAGS = ("model", "planner_model", "base_url", "api_key", "tool_mode", "stream", "request_timeout",
+SETTING_FLAGS = ("model", "planner_model", "base_url", "api_key", "tool_mode", "tools", "stream", "request_timeout",
                  "max_steps", "max_cost", "timeout", "sandbox", "network", "image", "base_image", "test_command",
                  "review", "max_refinements", "yes", "verbose")
 

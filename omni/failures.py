@@ -42,7 +42,7 @@ class FailureTracker:
         seen = self.by_action.get(action.signature(), [])
         if len(seen) >= 2 and seen[-1] == seen[-2]:
             return ToolResult.fail("repeated", f"not run: {action.compact(200)} already failed twice with:\n"
-                                   f"{seen[-1][:1500]}")
+                                   f"{seen[-1][:1500]}", details={"failed_before": True})
         return None
 
     def record(self, action: Action | None, result: ToolResult) -> None:

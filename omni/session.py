@@ -51,7 +51,7 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
     if not repo.head.is_valid():
         raise UsageError("the repository has no commits yet; make a first commit, then run omni")
     action_config, planner_config = resolve_models(s)
-    prompts, toolbox = Prompts(), Toolbox()
+    prompts, toolbox = Prompts(), Toolbox(s.tools)
     # No engine: a clear message and exit 2, before any file is written. The sandbox reuses this client.
     engine = docker_client() if s.sandbox == "docker" else None
     # The openai package takes ~0.5 s to import: load it while the worktree and container start.

@@ -24,6 +24,7 @@ class Settings(BaseModel):
     base_url: str | None = Field(None, description="OpenAI-compatible base URL")
     api_key: str | None = Field(None, description="API key")
     tool_mode: Literal["auto", "native", "text"] = "auto"
+    tools: Literal["full", "core"] = Field("full", description="the tools offered: all, or a small set for small models")
     stream: bool = True
     request_timeout: float = Field(600.0, gt=0)
     temperature: float | None = Field(0.0, ge=0, le=2, description="sampling temperature (None: server default)")

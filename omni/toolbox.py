@@ -40,13 +40,14 @@ def _clean(schema: Any, defs: dict[str, Any]) -> Any:
 
 
 class Toolbox:
-    def __init__(self, exclude: tuple[str, ...] = ()):
+    def __init__(self, profile: str = "full"):
+        """profile: "full", every tool; "core", the few a small model chooses among well, plus the host tools."""
         specs = _load_specs()
-        self.models: dict[str, type[BaseModel]] = {
-            m.__name__: m for m in (*specs.SANDBOX_TOOLS, *specs.HOST_TOOLS) if m.__name__ not in exclude
-        }
+        offered = specs.CORE if profile == "core" else specs.SANDBOX_TOOLS
+        self.models: dict[str, type[BaseModel]] = {m.__name__: m for m in (*offered, *specs.HOST_TOOLS)}
         self.host = {m.__name__ for m in specs.HOST_TOOLS}
         self.read_only = {m.__name__ for m in specs.READ_ONLY}
+        self.checks = {m.__name__ for m in specs.CHECKS}
         self.editing = {m.__name__ for m in specs.EDITING}
         # Built once: every model request sends them, and a stable list keeps the prompt prefix cached.
         self._schemas = {name: self._build_schema(model) for name, model in self.models.items()}

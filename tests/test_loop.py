@@ -95,6 +95,20 @@ def test_unknown_tool_and_bad_arguments_get_model_facing_errors(calc_repo, fake)
     assert not (calc_repo / "x.py").exists()
 
 
+def test_the_core_tool_set_offers_fewer_tools_and_refuses_the_others(calc_repo, fake):
+    fake.add(PLAN, {"tool": "shell", "args": {"command": "ls"}}, FIX, FINISH)
+    run = run_omni(calc_repo, "--yes", "--tools", "core", "fix add", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout + run.stderr
+    offered = [t["function"]["name"] for t in fake.requests[1]["tools"]]
+    assert offered == ["search", "read_file", "read_symbol", "replace_in_file", "insert_lines", "replace_symbol",
+                       "create_file", "run_tests", "update_plan", "ask_user", "finish"]
+    refused = last_user_text(fake.requests[2])
+    assert "Failure: unknown_tool" in refused and "Valid tools: search, read_file" in refused
+    assert "return a + b" in (calc_repo / "calc.py").read_text()  # the core set still does the job
+    bad = run_omni(calc_repo, "--tools", "tiny", "x")
+    assert bad.code == 2 and "invalid choice: 'tiny'" in bad.stderr
+
+
 def test_several_calls_run_only_the_first(calc_repo, fake):
     fake.add(PLAN, {"calls": [{"tool": "read_file", "args": {"path": "calc.py"}},
                               {"tool": "delete_file", "args": {"path": "calc.py"}}]}, FINISH, FINISH)
@@ -234,3 +248,15 @@ def test_a_paged_read_asked_again_reads_on_until_the_end(tmp_path, fake):
     assert "Reading on from line 201" in outputs[2] and outputs[2].splitlines()[-1] == "250| x250 = 250"
     assert "already ran at step 3 and nothing has changed since" in outputs[3]  # the end: nothing more to read
     assert git(repo, "status", "--porcelain") == ""  # read-only: the user's tree is untouched
+
+
+def test_the_same_test_run_with_nothing_changed_is_not_run_again(calc_repo, fake):
+    tests = {"tool": "run_tests", "args": {}}
+    fake.add(PLAN, tests, tests, FIX, tests, FINISH)
+    run = run_omni(calc_repo, "--yes", "fix", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    observations = [e for e in run.events() if e["kind"] == "observation"]
+    assert [o["tool"] for o in observations] == ["run_tests", "run_tests", "replace_in_file", "run_tests"]
+    assert observations[0]["failure"] == "tests_failed" and "1 failed" in observations[0]["error"]
+    assert "already ran at step 1 and nothing has changed since" in observations[1]["error"]
+    assert observations[3]["success"] and observations[3]["output"].startswith("pytest: 2 passed")

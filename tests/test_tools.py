@@ -257,6 +257,19 @@ def test_replace_symbol_keeps_comments_and_formatting_elsewhere(box):
     assert "# A comment above the class that must survive edits." in (box.root / "geo.py").read_text()
     not_py = call(box, "replace_symbol", path="web/index.js", symbol="hello", new_source="def hello(): pass")
     assert not not_py.success and "not a Python file" in not_py.error
+    call(box, "create_file", path="deco.py", content="import functools\n\n\n@functools.cache\ndef f(x):\n"
+         "    return x\n\n\n@functools.cache\ndef g(x):\n    return x\n")
+    kept = call(box, "replace_symbol", path="deco.py", symbol="f", new_source="def f(x):\n    return -x\n")
+    assert kept.success and "@functools.cache\ndef f(x):\n    return -x\n" in (box.root / "deco.py").read_text()
+    call(box, "create_file", path="conv.py", content='class Conv:\n    """Doc."""\n\n    CHARS = "0123"\n\n'
+         '    def __call__(self, s):\n        return 1\n\n    def other(self):\n        return 2\n')
+    merged = call(box, "replace_symbol", path="conv.py", symbol="Conv",
+                  new_source="class Conv:\n    def __call__(self, s):\n        return -1\n")
+    assert merged.success and (box.root / "conv.py").read_text() == (
+        'class Conv:\n    """Doc."""\n\n    CHARS = "0123"\n    def __call__(self, s):\n        return -1\n\n'
+        '    def other(self):\n        return 2\n')  # what the rewrite left out is kept, in its place
+    swapped = call(box, "replace_symbol", path="deco.py", symbol="g", new_source="@staticmethod\ndef g(x):\n    return 1")
+    assert swapped.success and (box.root / "deco.py").read_text().endswith("\n\n@staticmethod\ndef g(x):\n    return 1\n")
 
 
 def test_replace_symbol_adds_a_missing_top_level_definition_and_replace_in_file_says_how_to_add(box):

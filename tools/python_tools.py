@@ -164,12 +164,54 @@ class _Replace(cst.CSTTransformer):
         if self.new is None:
             return cst.RemoveFromParent()
         first = self.new[0]
+        if (isinstance(first, Definition) and first.name.value == original.name.value and not first.decorators
+                and original.decorators):  # a rewrite of the body: models leave the decorators out
+            first = first.with_changes(decorators=original.decorators)
+        if isinstance(first, cst.ClassDef) and isinstance(original, cst.ClassDef) and first.name.value == original.name.value:
+            first = _keep_left_out_members(original, first)
         if not first.leading_lines and original.leading_lines:
             first = first.with_changes(leading_lines=original.leading_lines)  # keep comments above
         return cst.FlattenSentinel([first, *self.new[1:]])
 
     visit_ClassDef = visit_FunctionDef = _visit
     leave_ClassDef = leave_FunctionDef = _leave
+
+
+def _names(statement: cst.BaseStatement) -> set[str]:
+    """The names a class-body statement defines: a def or class, or plain assignment targets."""
+    if isinstance(statement, Definition):
+        return {statement.name.value}
+    found = set()
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+                [small.target] if isinstance(small, cst.AnnAssign) else []
+            found |= {t.value for t in targets if isinstance(t, cst.Name)}
+    return found
+
+
+def _docstring(statement: cst.BaseStatement) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString))
+
+
+def _keep_left_out_members(original: cst.ClassDef, new: cst.ClassDef) -> cst.ClassDef:
+    """A class rewritten by a model often drops what it did not mean to change (a docstring, a class
+    constant, an untouched method). Keep those: the docstring first, attributes before the new body,
+    methods after it. delete_symbol removes a member on purpose."""
+    if not isinstance(original.body, cst.IndentedBlock) or not isinstance(new.body, cst.IndentedBlock):
+        return new
+    old_body, new_body = list(original.body.body), list(new.body.body)
+    defined = set().union(*(_names(s) for s in new_body))
+    head = [old_body[0]] if old_body and _docstring(old_body[0]) and not (new_body and _docstring(new_body[0])) else []
+    left_out = [s for s in old_body if _names(s) and not _names(s) & defined]
+    if not head and not left_out:
+        return new
+    attributes = [s for s in left_out if not isinstance(s, Definition)]
+    methods = [s for s in left_out if isinstance(s, Definition)]
+    if new_body and _docstring(new_body[0]):
+        head, new_body = [new_body[0]], new_body[1:]
+    return new.with_changes(body=new.body.with_changes(body=[*head, *attributes, *new_body, *methods]))
 
 
 def _not_found(module: cst.Module, symbol: str, path: str) -> ToolError:

@@ -95,8 +95,9 @@ class delete_file(Spec):
 
 
 class replace_symbol(Spec):
-    """Replace a whole Python function, method or class, named like 'func' or 'Class.method'. A top-level
-    function or class that does not exist yet is added at the end of the file."""
+    """Replace a whole Python function, method or class, named like 'func' or 'Class.method'. Decorators, and
+    a class's docstring and members, that new_source leaves out are kept. A top-level function or class that
+    does not exist yet is added at the end of the file."""
 
     path: str
     symbol: str = Field(description="qualified name, e.g. 'Parser.parse'")
@@ -173,8 +174,12 @@ class finish(Spec):
 HOST_TOOLS = (update_plan, ask_user, finish)
 # Tools that only look: the same call gives the same answer until something changes the workspace.
 READ_ONLY = (list_files, find_files, search, read_file, read_symbol, outline, git_status, git_diff)
+# Tools that run the code and change nothing that lasts: run again unchanged, they say the same.
+CHECKS = (lint, run_tests)
 # Tools that change files: the loop's hints track whether anything was changed, and tested since.
 EDITING = (replace_in_file, insert_lines, create_file, delete_file, replace_symbol, delete_symbol, add_import)
+# The smaller set for small models (--tools core): fewer, distinct choices and a shorter prompt.
+CORE = (search, read_file, read_symbol, replace_in_file, insert_lines, replace_symbol, create_file, run_tests)
 SANDBOX_TOOLS = (
     list_files, find_files, search, read_file, read_symbol, outline, replace_in_file, insert_lines, create_file,
     delete_file, replace_symbol, delete_symbol, add_import, lint, run_tests, shell, git_status, git_diff,
