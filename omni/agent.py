@@ -224,8 +224,9 @@ class Agent:
     def track(self, action: Action | None, result: ToolResult) -> None:
         if action is None:
             return
-        if action.name == "run_tests" and self.progress == "edited" and result.failure != "timeout":
-            self.progress = "tested"  # whether they passed or not: the model has seen what the change did
+        if action.name == "run_tests" and self.progress in ("edited", "tested", "passed") \
+                and result.failure != "timeout":  # passed or not, the model has seen what the change did
+            self.progress = "passed" if result.success else "tested"
         elif not result.success:
             return
         elif action.name in self.toolbox.editing:

@@ -260,3 +260,4 @@ def test_the_same_test_run_with_nothing_changed_is_not_run_again(calc_repo, fake
     assert observations[0]["failure"] == "tests_failed" and "1 failed" in observations[0]["error"]
     assert "already ran at step 1 and nothing has changed since" in observations[1]["error"]
     assert observations[3]["success"] and observations[3]["output"].startswith("pytest: 2 passed")
+    assert "the tests you ran pass. If that meets the goal, call finish now" in last_user_text(fake.requests[5])

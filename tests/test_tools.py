@@ -181,6 +181,8 @@ def test_replace_in_file_near_miss_and_ambiguity(box):
     assert picked.success and (box.root / "edit_me.py").read_text() == "x = 1\ny = 10\nz = 3\n"
     assert picked.output.endswith("Changed (- before, + after, with line numbers):\n      2| y = 10\n"
                                   "-     3| z = 1\n+     3| z = 3")  # the model sees what it changed, and where
+    same = call(box, "replace_in_file", path="edit_me.py", old_text="y = 10", new_text="y = 10")
+    assert same.failure == "edit_failed" and "changed nothing: edit_me.py already reads exactly like that" in same.error
     unique = call(box, "replace_in_file", path="edit_me.py", old_text="y = 10", new_text="y = 11", line=7)
     assert unique.success and (box.root / "edit_me.py").read_text() == "x = 1\ny = 11\nz = 3\n"  # line not needed
     assert not list(box.root.glob(".edit_me.py.*"))  # no temp file left from the atomic write

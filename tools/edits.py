@@ -45,7 +45,11 @@ def _key(item: dict) -> tuple[str, str]:
 
 
 def gated_write(ctx: Context, file, rel: str, before: str | None, after: str, what: str) -> dict:
-    """Write `after` unless it adds a syntax error or a fatal lint error to a Python file."""
+    """Write `after` unless it changes nothing, or adds a syntax error or a fatal lint error to a Python file."""
+    if before is not None and after == before:
+        return result(False, failure="edit_failed", error=(
+            f"{what} changed nothing: {rel} already reads exactly like that; nothing was written. "
+            "If the code is already right, move on (run the tests, or finish)."))
     if rel.endswith(".py"):
         old, new = _fatal_problems(ctx, [before or "", after], rel)
         remaining = [_key(i) for i in old]
