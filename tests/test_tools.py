@@ -286,6 +286,16 @@ def test_replace_symbol_adds_a_missing_top_level_definition_and_replace_in_file_
                    new_text="def last(seq):\n    return seq[-1]")
     assert attempt.failure == "edit_failed" and "insert_lines (line=7 appends at the end)" in attempt.error
     assert (box.root / "seqs.py").read_text() == "def first(seq):\n    return seq[0]\n\n\n" + new
+    # A method named without its class is that method, never a new top-level copy of it.
+    call(box, "create_file", path="funcs.py", content="class F:\n    def rev(self, a):\n        return a\n\n\n"
+         "class G:\n    def one(self):\n        return 1\n\n    def rev(self, a):\n        return a\n\n\n"
+         "class H:\n    def only(self):\n        return 2\n")
+    method = call(box, "replace_symbol", path="funcs.py", symbol="only",
+                  new_source="def only(self):\n    return 3\n")
+    assert method.success and "replace_symbol H.only:" in method.output
+    assert (box.root / "funcs.py").read_text().endswith("class H:\n    def only(self):\n        return 3\n")
+    two = call(box, "replace_symbol", path="funcs.py", symbol="rev", new_source="def rev(self, a):\n    return a[::-1]\n")
+    assert not two.success and "'rev' names 2 definitions in funcs.py: F.rev, G.rev" in two.error
 
 
 def test_add_import(box):
@@ -315,6 +325,8 @@ def test_run_tests_summarises_failures(box):
     wrong_file = call(box, "run_tests", selection=["tests/test_shape.py"])
     assert wrong_file.output.startswith("tests/test_shape.py does not exist. Did you mean: tests/test_shapes.py")
     assert "Ran the whole test suite instead." in wrong_file.output and wrong_file.details["summary"]["failed"] == 1
+    skipped = call(box, "run_tests", selection=["tests/test_shapes.py::test_skip"])
+    assert not skipped.success and "no test ran: all 1 were skipped, so this checked nothing" in skipped.error
     outside = call(box, "run_tests", selection=["../elsewhere.py"])
     assert not outside.success and "outside the repository" in outside.error
 

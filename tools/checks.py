@@ -180,6 +180,10 @@ def _pytest(ctx: Context, selection: list[str], timeout: int) -> dict:
     if done.exit_code == 5:
         return result(False, head, error="no tests were collected; check the selection or the test layout",
                       failure="tests_failed", exit_code=5, summary=c)
+    if done.exit_code == 0 and not c["passed"] and not c["failed"] and not c["errors"]:
+        return result(False, head, error=f"no test ran: all {c['skipped']} were skipped, so this checked nothing. "
+                      "Select tests that run: a test file for the code you changed, or no selection for the whole "
+                      "suite.", failure="tests_failed", exit_code=0, summary=c, failing=[])
     blocks = [head]
     for fail in summary["failing"][:10]:
         blocks.append(f"\n{'FAILED' if fail['kind'] == 'failure' else 'ERROR'} {fail['id']}\n"

@@ -170,7 +170,8 @@ def _loose_edit(text: str, old_text: str, new_text: str, line: int | None) -> tu
     # whole lines: shift new_text by the difference between old_text's indentation and the file's,
     # but only when old_text kept the lines' relative indentation (else the shift would be a guess)
     olds = old_text.strip("\n").splitlines()
-    shift = _indent(lines[at]) - _indent(olds[0])
+    first = next(k for k, row in enumerate(olds) if row.strip())
+    shift = _indent(lines[at + first]) - _indent(olds[first])
     if any(row.strip() and _indent(lines[at + k]) - _indent(row) != shift for k, row in enumerate(olds)):
         return None
     moved = [(" " * shift + row if shift >= 0 else row[min(-shift, _indent(row)):]) if row.strip() else ""

@@ -238,6 +238,15 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
             raise ToolError("new_source must hold the whole new definition, starting with def or class")
     transformer = _Replace(symbol, new)
     updated = module.visit(transformer)
+    if transformer.hits == 0 and "." not in symbol:  # a method by its own name, as read_symbol takes it
+        owners = [row[1] for row in _definitions(module) if row[1].rsplit(".", 1)[-1] == symbol]
+        if len(owners) > 1:
+            raise ToolError(f"{symbol!r} names {len(owners)} definitions in {path}: {', '.join(owners)}. "
+                            "Give the qualified name of the one to change.")
+        if owners:
+            symbol = owners[0]
+            transformer = _Replace(symbol, new)
+            updated = module.visit(transformer)
     if transformer.hits == 0 and new is not None and "." not in symbol and _defines(new, symbol):
         # A top-level definition that is not there yet is added at the end of the module: small models
         # reach for "replace" when they mean "write this function", and the intent is unambiguous.
