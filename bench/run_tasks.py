@@ -3,7 +3,7 @@ our bug commit), run an agent command under a wall-clock limit, grade in a copy 
 files restored and the hidden tests added. Reports resolved, steps, tokens and wall time per task.
 
   python bench/run_tasks.py --agents omni,mini,none --base-url http://127.0.0.1:8080/v1 \
-      --model qwen2.5-coder-1.5b --limit-s 240 [--tasks parse-negative-int,...] [--check] [--rescore FILE]
+      --model qwen2.5-coder-1.5b --limit-s 300 [--tasks parse-negative-int,...] [--check] [--rescore FILE]
 
 Agents are command templates (AGENTS below); add one with --agent NAME='command with {goal_file} …'.
 --check verifies every task itself: its fail_to_pass tests fail on the bug commit and pass upstream.
