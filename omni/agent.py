@@ -196,8 +196,10 @@ class Agent:
         else:  # the correction prompt that follows quotes the whole error: once is enough tokens
             body = (result.error.strip().splitlines() or ["(no message)"])[0][:200] + \
                 "\n(the exact error follows below)"
+        # The tool's name only: the call is in the history already, and a shortened copy of its arguments
+        # ("bytearr…") is what a small model copied back into its next call.
         observation = self.prompts.render(
-            "observation", action=action.compact(100) if action else "your reply", success=result.success, body=body)
+            "observation", action=action.name if action else "your reply", success=result.success, body=body)
         if len(reply.actions) > 1:
             observation += "\n\n" + self.prompts.render(
                 "extra_calls", count=len(reply.actions), first=action.name,

@@ -39,6 +39,8 @@ def test_plan_fail_correct_finish_in_docker(calc_repo, fake, docker_engine):
     # The failed call is in the history as a tool message too, with the error's first line only:
     # the correction right after it quotes the whole error, and tokens are prompt time on a CPU model.
     tool_msgs = [m for m in fake.requests[3]["messages"] if m["role"] == "tool"]
+    assert tool_msgs[-1]["content"] == ("Result of replace_in_file: FAILED\nold_text was not found in calc.py; "
+                                        "nothing was written.\n(the exact error follows below)")
     assert tool_msgs[-1]["content"].endswith("FAILED\nold_text was not found in calc.py; nothing was written.\n"
                                              "(the exact error follows below)")
     assert "Or rewrite the whole def instead (lines 1-2): replace_symbol with path='calc.py', symbol='add'" \
