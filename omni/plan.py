@@ -10,6 +10,9 @@ from pydantic import BaseModel
 Status = Literal["pending", "in_progress", "done", "skipped"]
 _ITEM = re.compile(r"^\s*(?:\d+\s*[.):]|[-*•]|step\s+\d+\s*[.:)]?)\s*(.+?)\s*$", re.IGNORECASE)
 _MARK = re.compile(r"^(?:\[[ x>\-]\]\s*)+")  # status marks a model copies back from our rendering
+MARKS = {"pending": " ", "in_progress": ">", "done": "x", "skipped": "-"}
+MAX_STEPS = 6
+STEP_CHARS = 110  # every step prompt repeats the plan; a small model writes paragraphs
 
 
 def clean(text: str) -> str:
@@ -17,9 +20,6 @@ def clean(text: str) -> str:
     if len(text) > STEP_CHARS:
         text = text[:STEP_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
     return text
-MARKS = {"pending": " ", "in_progress": ">", "done": "x", "skipped": "-"}
-MAX_STEPS = 6
-STEP_CHARS = 110  # every step prompt repeats the plan; a small model writes paragraphs
 
 
 class PlanStep(BaseModel):

@@ -164,11 +164,11 @@ class _Replace(cst.CSTTransformer):
         if self.new is None:
             return cst.RemoveFromParent()
         first = self.new[0]
-        if (isinstance(first, Definition) and first.name.value == original.name.value and not first.decorators
-                and original.decorators):  # a rewrite of the body: models leave the decorators out
-            first = first.with_changes(decorators=original.decorators)
-        if isinstance(first, cst.ClassDef) and isinstance(original, cst.ClassDef) and first.name.value == original.name.value:
-            first = _keep_left_out_members(original, first)
+        if isinstance(first, Definition) and first.name.value == original.name.value:  # a rewrite of this one
+            if not first.decorators and original.decorators:  # models leave the decorators out
+                first = first.with_changes(decorators=original.decorators)
+            if isinstance(first, cst.ClassDef) and isinstance(original, cst.ClassDef):
+                first = _keep_left_out_members(original, first)
         if not first.leading_lines and original.leading_lines:
             first = first.with_changes(leading_lines=original.leading_lines)  # keep comments above
         return cst.FlattenSentinel([first, *self.new[1:]])
@@ -239,7 +239,7 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
     transformer = _Replace(symbol, new)
     updated = module.visit(transformer)
     if transformer.hits == 0 and "." not in symbol:  # a method by its own name, as read_symbol takes it
-        owners = [row[1] for row in _definitions(module) if row[1].rsplit(".", 1)[-1] == symbol]
+        owners = [row[1] for row in _definitions_from_text(text, path) if row[1].rsplit(".", 1)[-1] == symbol]
         if len(owners) > 1:
             raise ToolError(f"{symbol!r} names {len(owners)} definitions in {path}: {', '.join(owners)}. "
                             "Give the qualified name of the one to change.")
