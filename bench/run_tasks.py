@@ -29,8 +29,8 @@ CACHE = Path(os.environ.get("OMNI_BENCH_CACHE", Path.home() / ".cache" / "omni-b
 IDENT = ["-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false"]
 
 AGENTS = {
-    "omni": "omni --yes --no-review --tools core --max-steps {max_steps} --base-url {base_url} --model {model} "
-            "--goal-file {goal_file}",
+    "omni": "omni --yes --no-review --tools core --max-tokens 1024 --max-steps {max_steps} --base-url {base_url} "
+            "--model {model} --goal-file {goal_file}",
     "mini": "mini --yolo --exit-immediately --cost-limit 0 --model openai/{model} --config mini.yaml "
             "--config model.model_kwargs.api_base={base_url} --config model.cost_tracking=ignore_errors "
             "--output {traj} --task \"$(cat {goal_file})\"",

@@ -35,6 +35,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
                    help="native tool calls, a text format, or probe the server once (auto, the default)")
     m.add_argument("--tools", choices=("full", "core"),
                    help="offer every tool (full, the default) or a core set of 8 that small models handle better")
+    m.add_argument("--max-tokens", type=int, help="cap on tokens per reply (4096); small local models: ~1024")
     m.add_argument("--no-stream", dest="stream", action="store_false", default=None, help="do not stream replies")
     m.add_argument("--request-timeout", type=float, help="seconds without data before a request is cut (600)")
     lim = p.add_argument_group("limits")
@@ -58,7 +59,8 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     u.add_argument("--verbose", "-v", action="store_true", default=None, help="stream the model's text")
 
 
-SETTING_FLAGS = ("model", "planner_model", "base_url", "api_key", "tool_mode", "tools", "stream", "request_timeout",
+SETTING_FLAGS = ("model", "planner_model", "base_url", "api_key", "tool_mode", "tools", "max_tokens", "stream",
+                 "request_timeout",
                  "max_steps", "max_cost", "timeout", "sandbox", "network", "image", "base_image", "test_command",
                  "review", "max_refinements", "yes", "verbose")
 
@@ -77,8 +79,9 @@ def run_parser() -> argparse.ArgumentParser:
 
 
 def check_limits(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    if args.max_steps is not None and args.max_steps < 1:
-        parser.error("--max-steps must be at least 1")
+    for name in ("max_steps", "max_tokens"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
     for name in ("max_cost", "timeout", "request_timeout"):
         if getattr(args, name) is not None and getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be positive")

@@ -7,7 +7,8 @@ A turn is a dict, one of:
   {"text": "..."}                          a plain text reply (plans, text-mode actions, answers)
   {"status": 429, "headers": {...}, "error": "..."}   an HTTP error
   {"stall": SECONDS}                       send headers, then nothing, for SECONDS
-Options on any reply turn: "omit_ids": true (no tool call ids), "usage": {...}.
+Options on any reply turn: "omit_ids": true (no tool call ids), "usage": {...},
+"finish_reason": "length" (a reply cut off at max_tokens; default "tool_calls" or "stop").
 When the script is exhausted the server answers 500 "script exhausted", so a test sees it.
 """
 
@@ -110,6 +111,10 @@ class _Handler(BaseHTTPRequestHandler):
         usage.update(turn.get("usage", {}))
         return usage
 
+    @staticmethod
+    def _finish(turn, calls) -> str:
+        return turn.get("finish_reason") or ("tool_calls" if calls else "stop")
+
     def _completion(self, body, turn) -> dict[str, Any]:
         calls = self._calls(turn)
         message: dict[str, Any] = {"role": "assistant", "content": turn.get("text")}
@@ -119,8 +124,7 @@ class _Handler(BaseHTTPRequestHandler):
                                      for name, args, cid in calls]
         return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                 "model": body.get("model", self.fake.model),
-                "choices": [{"index": 0, "message": message,
-                             "finish_reason": "tool_calls" if calls else "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": self._finish(turn, calls)}],
                 "usage": self._usage(turn)}
 
     def _stream(self, body, turn) -> None:
@@ -151,7 +155,7 @@ class _Handler(BaseHTTPRequestHandler):
             for start in range(0, len(args), CHUNK):
                 piece = {"index": index, "function": {"arguments": args[start:start + CHUNK]}}
                 send([{"index": 0, "delta": {"tool_calls": [piece]}, "finish_reason": None}])
-        send([{"index": 0, "delta": {}, "finish_reason": "tool_calls" if calls else "stop"}])
+        send([{"index": 0, "delta": {}, "finish_reason": self._finish(turn, calls)}])
         if (body.get("stream_options") or {}).get("include_usage"):
             send([], usage=self._usage(turn))
         self.wfile.write(b"data: [DONE]\n\n")

@@ -90,16 +90,29 @@ class ChatModel:
         overrides the configured one for this request."""
         if self.tool_mode == "native":
             reply = self._request(messages, tools=tools, temperature=temperature)
+            if reply.finish_reason == "length":
+                return self._cut_off(reply)
             if not reply.actions:
                 reply.format_error = "the reply contained no tool call" + (
                     f"; it said: {reply.text.strip()[:300]}" if reply.text.strip() else ""
                 )
             return reply
         reply = self._request(messages, temperature=temperature)
+        if reply.finish_reason == "length":
+            return self._cut_off(reply)
         try:
             reply.actions = parse_actions(reply.text)
         except TextFormatError as exc:
             reply.format_error = str(exc)
+        return reply
+
+    def _cut_off(self, reply: Reply) -> Reply:
+        """A reply that hit the token cap: whatever call it began is incomplete, so none is run."""
+        reply.actions = []
+        limit = f" of {self.config.max_tokens} tokens" if self.config.max_tokens else ""
+        reply.format_error = (f"the reply was cut off at the length limit{limit} before its tool call was "
+                              "complete. Make the call shorter: change one function at a time, "
+                              "and leave out code that does not change")
         return reply
 
     def text(self, messages: list[dict[str, Any]]) -> Reply:

@@ -46,6 +46,8 @@ def test_repo_without_commits(tmp_path, fake):
 def test_bad_limits(calc_repo, fake):
     run = run_omni(calc_repo, "--max-steps", "0", "fix", fake=fake)
     assert run.code == 2 and "--max-steps must be at least 1" in run.stderr
+    run = run_omni(calc_repo, "--max-tokens", "0", "fix", fake=fake)
+    assert run.code == 2 and "--max-tokens must be at least 1" in run.stderr
 
 
 def test_unreachable_base_url_exits_1_and_keeps_the_record(calc_repo):

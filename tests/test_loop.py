@@ -81,6 +81,19 @@ def test_text_mode_trajectory_with_streaming(calc_repo, fake):
     assert "return a + b" in (calc_repo / "calc.py").read_text()
 
 
+def test_a_reply_cut_off_by_max_tokens_gets_a_correction_and_the_run_goes_on(calc_repo, fake):
+    fake.add(PLAN, {"tool": "replace_symbol", "args": '{"path": "calc.py", "new_source": "def add(a, b):',
+                    "finish_reason": "length"},
+             {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "    return a - b",
+                                                  "new_text": "    return a + b"}}, FINISH)
+    run = run_omni(calc_repo, "--yes", "--max-tokens", "700", "fix add", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    assert all(r["max_tokens"] == 700 for r in fake.requests)
+    correction = last_user_text(fake.requests[2])
+    assert "Failure: format_error" in correction and "cut off at the length limit of 700 tokens" in correction
+    assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
 def test_unknown_tool_and_bad_arguments_get_model_facing_errors(calc_repo, fake):
     fake.add(PLAN, {"tool": "rm_rf", "args": {"path": "/"}},
              {"tool": "read_file", "args": {"path": "calc.py", "colour": "red"}},

@@ -65,6 +65,18 @@ def test_native_reply_without_call_is_a_format_error(fake):
     assert reply.format_error.startswith("the reply contained no tool call") and "Done, I guess." in reply.format_error
 
 
+@pytest.mark.parametrize("mode", ["native", "text"])
+def test_a_reply_cut_off_at_max_tokens_runs_nothing_and_says_how_to_fit(fake, mode):
+    cut = '```tool_call\n{"name": "replace_symbol", "arguments": {"path": "a.py", "new_source": "def f'
+    fake.add({"tool": "replace_symbol", "args": '{"path": "a.py", "new_source": "def f', "finish_reason": "length"}
+             if mode == "native" else {"text": cut, "finish_reason": "length"})
+    reply = model(fake, tool_mode=mode, max_tokens=300).complete(MESSAGES, Toolbox().schemas())
+    assert fake.requests[0]["max_tokens"] == 300
+    assert reply.actions == [] and reply.finish_reason == "length"
+    assert "cut off at the length limit of 300 tokens" in reply.format_error
+    assert "change one function at a time" in reply.format_error
+
+
 def test_malformed_argument_json_is_kept_for_a_model_facing_error(fake):
     fake.add({"tool": "read_file", "args": '{"path": "x.py"'})
     reply = model(fake, tool_mode="native").complete(MESSAGES, Toolbox().schemas())
