@@ -115,7 +115,9 @@ def test_read_file_ranges_pages_and_refusals(box):
     assert ranged.splitlines()[-2].startswith("200|")
     assert ranged.splitlines()[-1] == "[lines 201-900 not shown (100 lines per read); read on with start_line=201]"
     assert "caf\ufffd ol\ufffd" in call(box, "read_file", path="latin1.txt").output
-    for args, message in [({"path": "data.bin"}, "binary file"), ({"path": "pkg"}, "is a directory"),
+    listed = call(box, "read_file", path="pkg")  # a directory: what a model reading "." wants is the listing
+    assert listed.success and listed.output == "pkg is a directory; its files:\npkg/__init__.py\npkg/shapes.py"
+    for args, message in [({"path": "data.bin"}, "binary file"),
                           ({"path": "nope.py"}, "does not exist"), ({"path": "../../etc/passwd"}, "outside"),
                           ({"path": "/etc/passwd"}, "is absolute"), ({"path": ".git/config"}, ".git is not open"),
                           ({"path": "big.txt", "start_line": 5000}, "only 1000 lines")]:
@@ -220,7 +222,15 @@ def test_syntax_breaking_edit_is_rolled_back_with_the_offending_lines(box):
     undefined = call(box, "replace_in_file", path="pkg/shapes.py", old_text="    return Circle(1)",
                      new_text="    return Circel(1)")
     assert undefined.failure == "lint_failed" and "F821" in undefined.error
+    assert "removes the definition" not in undefined.error
     assert (box.root / "pkg/shapes.py").read_text() == before
+    call(box, "create_file", path="used.py", content="def helper():\n    return 1\n\n\ndef main():\n"
+         "    return helper()\n")
+    dropped = call(box, "replace_symbol", path="used.py", symbol="helper",
+                   new_source="def count_reps(seq):\n    return {}\n")
+    assert dropped.failure == "lint_failed" and "removes the definition of `helper`, which the code still uses" \
+        in dropped.error
+    assert (box.root / "used.py").read_text() == "def helper():\n    return 1\n\n\ndef main():\n    return helper()\n"
 
 
 def test_preexisting_errors_do_not_block_edits(box):
@@ -296,6 +306,22 @@ def test_replace_symbol_adds_a_missing_top_level_definition_and_replace_in_file_
     assert (box.root / "funcs.py").read_text().endswith("class H:\n    def only(self):\n        return 3\n")
     two = call(box, "replace_symbol", path="funcs.py", symbol="rev", new_source="def rev(self, a):\n    return a[::-1]\n")
     assert not two.success and "'rev' names 2 definitions in funcs.py: F.rev, G.rev" in two.error
+
+
+def test_replace_symbol_given_a_directory_edits_the_one_file_that_defines_the_name(box):
+    call(box, "create_file", path="deep/mod_one.py", content="def only_here(x):\n    return x\n")
+    call(box, "create_file", path="deep/tests/test_mod.py", content="def only_here(x):\n    return 0\n")
+    for name in ("dup_a.py", "dup_b.py"):
+        call(box, "create_file", path=f"deep/{name}", content="def twice(x):\n    return x\n")
+    found = call(box, "replace_symbol", path=".", symbol="only_here", new_source="def only_here(x):\n    return -x\n")
+    assert found.success and "deep/mod_one.py written" in found.output, found.error
+    assert (box.root / "deep/mod_one.py").read_text() == "def only_here(x):\n    return -x\n"
+    assert (box.root / "deep/tests/test_mod.py").read_text() == "def only_here(x):\n    return 0\n"  # code first
+    two = call(box, "replace_symbol", path="deep", symbol="twice", new_source="def twice(x):\n    return 2\n")
+    assert not two.success and "defined in 2 files under it: deep/dup_a.py, deep/dup_b.py" in two.error
+    none = call(box, "delete_symbol", path="deep", symbol="nowhere_at_all")
+    assert not none.success and "no def or class named 'nowhere_at_all' is under it" in none.error
+    assert (box.root / "deep/dup_a.py").read_text() == "def twice(x):\n    return x\n"
 
 
 def test_add_import(box):
@@ -374,3 +400,22 @@ def test_non_python_repo_with_a_test_command(tmp_path, docker_engine):
     finally:
         box.close()
         workspace.remove()
+
+
+def test_code_escaped_twice_is_read_with_line_breaks_only_when_that_is_what_parses(box):
+    call(box, "create_file", path="esc.py", content="def f(x):\n    return x\n\n\ndef g():\n    return 1\n")
+    flat = 'def f(x):\\n    \\"\\"\\"Negate.\\"\\"\\"\\n    return -x\\n'  # one line: \n and \" as two characters
+    fixed = call(box, "replace_symbol", path="esc.py", symbol="f", new_source=flat)
+    assert fixed.success and "held \\n as two characters" in fixed.output, fixed.error
+    assert (box.root / "esc.py").read_text().startswith('def f(x):\n    """Negate."""\n    return -x\n')
+    edit = call(box, "replace_in_file", path="esc.py", old_text="def g():\\n    return 1",
+                new_text="def g():\\n    return 2")
+    assert edit.success and "held \\n as two characters" in edit.output, edit.error
+    assert (box.root / "esc.py").read_text().endswith("def g():\n    return 2\n")
+    kept = call(box, "replace_in_file", path="esc.py", old_text="return 2", new_text='return "a\\nb"')
+    assert kept.success and "two characters" not in kept.output  # valid as written: a string with \n in it
+    assert (box.root / "esc.py").read_text().endswith('def g():\n    return "a\\nb"\n')
+    made = call(box, "create_file", path="esc2.py", content="import os\\n\\nHOME = os.sep\\n")
+    assert made.success and (box.root / "esc2.py").read_text() == "import os\n\nHOME = os.sep\n"
+    added = call(box, "insert_lines", path="esc2.py", line=4, text="def h():\\n    return HOME")
+    assert added.success and (box.root / "esc2.py").read_text().endswith("def h():\n    return HOME\n")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import os
+import re
 import sys
 import tempfile
+from typing import Callable
 
 from context import Context, result
 from workspace import ToolError, read_text, resolve, write_atomic
@@ -71,13 +74,58 @@ def gated_write(ctx: Context, file, rel: str, before: str | None, after: str, wh
             return result(False, failure="lint_failed", error=(
                 f"{what} was rolled back: it would add {len(introduced)} new error(s) to {rel}; "
                 "the file is unchanged.\n" + "\n".join(report)
-                + "\nFix these lines in your new text (indentation, brackets, undefined names) and try again."),
-                new_errors=len(introduced))
+                + "\nFix these lines in your new text (indentation, brackets, undefined names) and try again."
+                + _dropped(before or "", after, introduced)), new_errors=len(introduced))
     write_atomic(file, after)
     return result(True, f"{what}: {rel} written ({len(after.splitlines())} lines)" + _changed_lines(before, after))
 
 
+def _dropped(before: str, after: str, problems: list[dict]) -> str:
+    """What to say when an edit deleted a definition that is still used: a small model asked to add a
+    function often writes it over a neighbouring one."""
+    names = {m.group(1) for item in problems for m in [re.search(r"Undefined name `(\w+)`", item["message"])] if m}
+    gone = sorted(n for n in names if _defined(before, n) and not _defined(after, n))
+    if not gone:
+        return ""
+    listed = ", ".join(f"`{n}`" for n in gone)
+    return (f"\nYour new text removes the definition of {listed}, which the code still uses. Keep it: to add "
+            "code next to a definition, write the old definition and then the new code in new_text, or add the "
+            "new code with insert_lines.")
+
+
+def _defined(text: str, name: str) -> bool:
+    return re.search(rf"^\s*(?:async\s+)?(?:def|class)\s+{name}\b", text, re.MULTILINE) is not None
+
+
 DIFF_LINES = 24
+
+
+ESCAPED_NOTE = " (the new code held \\n as two characters and no line break; it was read as line breaks)"
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
+
+
+def unescaped(text: str) -> str | None:
+    """text as a model meant it when it escaped it twice: one line holding \\n as two characters."""
+    if "\n" in text or "\\n" not in text:
+        return None
+    return re.sub(r"""\\([nt"'\\])""", lambda m: _ESCAPES[m.group(1)], text)
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def as_meant(path: str, new: str, build: Callable[[str], str]) -> tuple[str, str]:
+    """new, or new with its escapes read, when only that makes the Python file (build(new)) parse;
+    and a note saying which."""
+    meant = unescaped(new)
+    if meant is None or not path.endswith((".py", ".pyi")) or _parses(build(new)) or not _parses(build(meant)):
+        return new, ""
+    return meant, ESCAPED_NOTE
 
 
 def _changed_lines(before: str | None, after: str) -> str:
@@ -191,6 +239,11 @@ def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str, line:
         raise ToolError("old_text is empty: give the exact text to replace (use insert_lines or create_file to add)")
     file = resolve(ctx.root, path)
     text = read_text(file, path)
+    note = ""
+    if old_text not in text and (unescaped(old_text) or "\0") in text:
+        old_text, new_text, note = unescaped(old_text), unescaped(new_text) or new_text, ESCAPED_NOTE
+    elif text.count(old_text) == 1:
+        new_text, note = as_meant(path, new_text, lambda new: text.replace(old_text, new))
     count = text.count(old_text)
     if count == 0:
         loose = _loose_edit(text, old_text, new_text, line)
@@ -225,7 +278,7 @@ def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str, line:
             f"{', '.join(map(str, starts))}. Nothing was written."))
     at = offsets[starts.index(line)] if line is not None else offsets[0]
     updated = text[:at] + new_text + text[at + len(old_text):]
-    return _or_rewrite(gated_write(ctx, file, path, text, updated, "replace_in_file"), path, text,
+    return _or_rewrite(gated_write(ctx, file, path, text, updated, "replace_in_file" + note), path, text,
                        text.count("\n", 0, at) + 1)
 
 
@@ -244,9 +297,12 @@ def insert_lines(ctx: Context, path: str, line: int, text: str) -> dict:
         raise ToolError(f"line must be between 1 and {len(lines) + 1} for {path} (it has {len(lines)} lines)")
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
-    block = text if text.endswith("\n") else text + "\n"
-    lines.insert(line - 1, block)
-    return gated_write(ctx, file, path, current, "".join(lines), f"insert at line {line}")
+    def build(block: str) -> str:
+        block = block if block.endswith("\n") else block + "\n"
+        return "".join(lines[:line - 1] + [block] + lines[line - 1:])
+
+    text, note = as_meant(path, text, build)
+    return gated_write(ctx, file, path, current, build(text), f"insert at line {line}{note}")
 
 
 def create_file(ctx: Context, path: str, content: str, overwrite: bool = False) -> dict:
@@ -258,7 +314,8 @@ def create_file(ctx: Context, path: str, content: str, overwrite: bool = False) 
         if not overwrite:
             raise ToolError(f"{path} already exists; use replace_in_file to change it, or overwrite=true")
         before = read_text(file, path)
-    return gated_write(ctx, file, path, before, content, "create_file")
+    content, note = as_meant(path, content, lambda new: new)
+    return gated_write(ctx, file, path, before, content, "create_file" + note)
 
 
 def delete_file(ctx: Context, path: str) -> dict:

@@ -114,6 +114,9 @@ def search(ctx: Context, pattern: str, path: str = ".", glob: str | None = None,
 
 
 def read_file(ctx: Context, path: str, start_line: int = 1, end_line: int | None = None) -> dict:
+    if resolve(ctx.root, path, kind="any").is_dir():  # what a model reading "." wants: what is there
+        listed = list_files(ctx, path)
+        return result(True, f"{path} is a directory; its files:\n{listed['output']}", **listed["details"])
     file = resolve(ctx.root, path)
     size = file.stat().st_size
     if size > 50 * 1024 * 1024:

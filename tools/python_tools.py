@@ -11,7 +11,7 @@ from pathlib import Path
 
 import libcst as cst
 from context import Context, result
-from edits import gated_write
+from edits import as_meant, gated_write
 from files import all_files, numbered
 from workspace import ToolError, read_text, resolve
 
@@ -104,10 +104,9 @@ def _python_files(ctx: Context, path: str) -> list[Path]:
     return [ctx.root / rel for rel in all_files(ctx, path) if rel.endswith((".py", ".pyi"))]
 
 
-def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
-    symbol = symbol.strip().removesuffix("()")
-    if not symbol.replace(".", "").replace("_", "").isalnum():
-        raise ToolError(f"{symbol!r} is not a Python name; give a name such as 'parse' or 'Parser.parse'")
+def _find_definitions(ctx: Context, symbol: str, path: str) -> list[tuple]:
+    """Every def or class under path named symbol (or ending in .symbol): (file, kind, qualname, start,
+    end, lines, rows), the exact name first, then code before tests."""
     last = symbol.rsplit(".", 1)[-1]
     matches = []
     for file in _python_files(ctx, path):
@@ -122,11 +121,24 @@ def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
         for kind, name, start, end, _depth in rows:
             if name == symbol or name.endswith("." + symbol):
                 matches.append((rel, kind, name, start, end, text.splitlines(), rows))
+    # "parse" means the module's parse, not Parser.parse.
+    matches.sort(key=lambda m: (m[2] != symbol, "test" in m[0].lower(), m[0], m[3]))
+    return matches
+
+
+def _symbol_name(symbol: str) -> str:
+    symbol = symbol.strip().removesuffix("()")
+    if not symbol.replace(".", "").replace("_", "").isalnum():
+        raise ToolError(f"{symbol!r} is not a Python name; give a name such as 'parse' or 'Parser.parse'")
+    return symbol
+
+
+def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
+    symbol = _symbol_name(symbol)
+    matches = _find_definitions(ctx, symbol, path)
     if not matches:
         raise ToolError(f"no def or class named {symbol!r} under {path}. Use search to find where it is "
                         "mentioned, or outline to list a file's definitions.")
-    # The exact name first, then code before tests: "parse" means the module's parse, not Parser.parse.
-    matches.sort(key=lambda m: (m[2] != symbol, "test" in m[0].lower(), m[0], m[3]))
     blocks = []
     for rel, kind, name, start, end, lines, rows in matches[:SYMBOL_MATCHES]:
         head = f"{rel} lines {start}-{end}: {kind} {name}"
@@ -221,13 +233,32 @@ def _not_found(module: cst.Module, symbol: str, path: str) -> ToolError:
                      f"Nearest names: {', '.join(close) or '(none defined)'}. Use outline to see them all.")
 
 
+def _file_defining(ctx: Context, path: str, symbol: str) -> str:
+    """The file to edit: path itself, or, when path is a directory (small models pass "."), the one file
+    under it that defines symbol, as read_symbol finds it."""
+    if not resolve(ctx.root, path, kind="any").is_dir():
+        return path
+    found = sorted({m[0] for m in _find_definitions(ctx, _symbol_name(symbol), path)})
+    files = [f for f in found if "test" not in f.lower()] or found
+    if len(files) == 1:
+        return files[0]
+    if files:
+        raise ToolError(f"{path} is a directory, and {symbol!r} is defined in {len(files)} files under it: "
+                        f"{', '.join(files[:10])}. Give the file as path.")
+    raise ToolError(f"{path} is a directory, and no def or class named {symbol!r} is under it. Give the file "
+                    "as path; read_symbol finds where a name is defined.")
+
+
 def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: str) -> dict:
+    path = _file_defining(ctx, path, symbol)
     file, text = _python_file(ctx, path)
     module = _parse(text, path)
     new = None
     if new_source is not None:
         if not new_source.strip():
             raise ToolError("new_source is empty; use delete_symbol to remove a definition")
+        new_source, note = as_meant(path, new_source, textwrap.dedent)
+        what += note
         try:
             new = list(cst.parse_module(textwrap.dedent(new_source).strip("\n") + "\n").body)
         except cst.ParserSyntaxError as exc:

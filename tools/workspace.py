@@ -34,7 +34,7 @@ def resolve(root: Path, path: str, must_exist: bool = True, kind: str = "file") 
     if must_exist and not candidate.exists():
         raise ToolError(f"{path} does not exist. {nearest_paths(root, path)}")
     if must_exist and kind == "file" and candidate.is_dir():
-        raise ToolError(f"{path} is a directory, not a file. Use list_files to see what it holds.")
+        raise ToolError(f"{path} is a directory, not a file. read_file on a directory lists its files.")
     if must_exist and kind == "dir" and not candidate.is_dir():
         raise ToolError(f"{path} is a file, not a directory.")
     return candidate
