@@ -296,6 +296,15 @@ def test_replace_symbol_adds_a_missing_top_level_definition_and_replace_in_file_
                    new_text="def last(seq):\n    return seq[-1]")
     assert attempt.failure == "edit_failed" and "insert_lines (line=7 appends at the end)" in attempt.error
     assert (box.root / "seqs.py").read_text() == "def first(seq):\n    return seq[0]\n\n\n" + new
+    call(box, "create_file", path="exported.py", content="__all__ = [\n    'first',\n]\n\n\ndef first(s):\n"
+         "    return s[0]\n")
+    listed = call(box, "replace_symbol", path="exported.py", symbol="last", new_source="def last(s):\n    return s[-1]\n")
+    assert listed.success and "(added: it was not defined, and listed in __all__)" in listed.output
+    assert (box.root / "exported.py").read_text() == ("__all__ = [\n    'first', 'last',\n]\n\n\ndef first(s):\n"
+                                                      "    return s[0]\n\n\ndef last(s):\n    return s[-1]\n")
+    private = call(box, "replace_symbol", path="exported.py", symbol="_helper", new_source="def _helper():\n    pass\n")
+    assert private.success and "__all__" not in private.output
+    assert (box.root / "exported.py").read_text().startswith("__all__ = [\n    'first', 'last',\n]\n")
     # A method named without its class is that method, never a new top-level copy of it.
     call(box, "create_file", path="funcs.py", content="class F:\n    def rev(self, a):\n        return a\n\n\n"
          "class G:\n    def one(self):\n        return 1\n\n    def rev(self, a):\n        return a\n\n\n"

@@ -283,10 +283,34 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
         # reach for "replace" when they mean "write this function", and the intent is unambiguous.
         spaced = [new[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]), *new[1:]]
         updated = module.with_changes(body=[*module.body, *spaced])
-        return gated_write(ctx, file, path, text, updated.code, f"{what} {symbol} (added: it was not defined)")
+        exported = None if symbol.startswith("_") else _export(updated, symbol)
+        added = "added: it was not defined" + (", and listed in __all__" if exported else "")
+        return gated_write(ctx, file, path, text, (exported or updated).code, f"{what} {symbol} ({added})")
     if transformer.hits == 0:
         raise _not_found(module, symbol, path)
     return gated_write(ctx, file, path, text, updated.code, f"{what} {symbol}")
+
+
+def _export(module: cst.Module, name: str) -> cst.Module | None:
+    """module with name appended to its literal __all__, if it has one that lacks it: a public function
+    added to such a module is meant to be importable from the package."""
+    for n, statement in enumerate(module.body):
+        assign = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and statement.body else None
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name) and assign.targets[0].target.value == "__all__"):
+            continue
+        names = assign.value
+        if not isinstance(names, (cst.List, cst.Tuple)) or not names.elements \
+                or not all(isinstance(e.value, cst.SimpleString) for e in names.elements) \
+                or any(e.value.evaluated_value == name for e in names.elements):
+            return None
+        last = names.elements[-1]
+        quote = last.value.quote
+        elements = [*names.elements[:-1], last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                    cst.Element(cst.SimpleString(f"{quote}{name}{quote}"), comma=last.comma)]
+        listed = statement.with_changes(body=[assign.with_changes(value=names.with_changes(elements=elements))])
+        return module.with_changes(body=[*module.body[:n], listed, *module.body[n + 1:]])
+    return None
 
 
 def _defines(statements: list[cst.BaseStatement], name: str) -> bool:
