@@ -428,3 +428,26 @@ def test_code_escaped_twice_is_read_with_line_breaks_only_when_that_is_what_pars
     assert made.success and (box.root / "esc2.py").read_text() == "import os\n\nHOME = os.sep\n"
     added = call(box, "insert_lines", path="esc2.py", line=4, text="def h():\\n    return HOME")
     assert added.success and (box.root / "esc2.py").read_text().endswith("def h():\n    return HOME\n")
+
+
+def test_new_code_is_indented_like_the_file_when_only_that_parses(box):
+    tabbed = "def norm(path, seps=None):\n\tif seps is None:\n\t\tseps = ['/']\n\tif path.startswith('/'):\n" \
+             "\t\tpath = path[1:]\n\treturn path\n"
+    call(box, "create_file", path="tabbed.py", content=tabbed)
+    # Written as a model writes it: from the middle of a tab-indented line, its body in spaces relative to it.
+    edit = call(box, "replace_in_file", path="tabbed.py", old_text="if path.startswith('/'):\n\t\tpath = path[1:]",
+                new_text="if path.startswith('./'):\n    path = path[2:]")
+    assert edit.success, edit.error
+    assert "indented with spaces in a file indented with tabs" in edit.output and "from the start of its first line" \
+        in edit.output
+    assert (box.root / "tabbed.py").read_text() == tabbed.replace("'/'):\n\t\tpath = path[1:]", "'./'):\n\t\tpath = path[2:]")
+    added = call(box, "insert_lines", path="tabbed.py", line=6, text="    if not path:\n        return '.'")
+    assert added.success and "indented with tabs" in added.output, added.error
+    assert "\tif not path:\n\t\treturn '.'\n\treturn path\n" in (box.root / "tabbed.py").read_text()
+    call(box, "create_file", path="spaced.py", content="def f(x):\n    if x:\n        return 1\n    return 0\n")
+    nested = call(box, "replace_in_file", path="spaced.py", old_text="if x:\n        return 1",
+                  new_text="if x > 1:\n    return 2")
+    assert nested.success and "tabs" not in nested.output and "from the start of its first line" in nested.output
+    assert (box.root / "spaced.py").read_text() == "def f(x):\n    if x > 1:\n        return 2\n    return 0\n"
+    plain = call(box, "replace_in_file", path="spaced.py", old_text="return 0", new_text="return -1")
+    assert plain.success and "read that way" not in plain.output

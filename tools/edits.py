@@ -100,7 +100,6 @@ def _defined(text: str, name: str) -> bool:
 DIFF_LINES = 24
 
 
-ESCAPED_NOTE = " (the new code held \\n as two characters and no line break; it was read as line breaks)"
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
 
 
@@ -119,13 +118,47 @@ def _parses(code: str) -> bool:
     return True
 
 
-def as_meant(path: str, new: str, build: Callable[[str], str]) -> tuple[str, str]:
-    """new, or new with its escapes read, when only that makes the Python file (build(new)) parse;
-    and a note saying which."""
-    meant = unescaped(new)
-    if meant is None or not path.endswith((".py", ".pyi")) or _parses(build(new)) or not _parses(build(meant)):
+def _uses_tabs(text: str) -> bool:
+    indents = [line[0] for line in text.splitlines() if line[:1] in ("\t", " ") and line.strip()]
+    return indents.count("\t") > len(indents) / 2
+
+
+def _tabbed(text: str) -> str:
+    """Leading spaces as tabs, in the smallest step the text indents by."""
+    lines = text.split("\n")
+    widths = [len(line) - len(line.lstrip(" ")) for line in lines]
+    step = min([w for w in widths if w], default=4)
+    return "\n".join("\t" * (w // step) + " " * (w % step) + line[w:] for w, line in zip(widths, lines, strict=True))
+
+
+def _readings(new: str, prefix: str, tabs: bool):
+    """Ways to read a model's new code, in order of preference, with what each one assumed."""
+    for text, escaped in ((new, ""), (unescaped(new), "held \\n as two characters and no line break")):
+        if text is None:
+            continue
+        steps = [(text, [escaped])]
+        if tabs and "\n " in "\n" + text:  # the file's style first
+            steps.insert(0, (_tabbed(text), [escaped, "was indented with spaces in a file indented with tabs"]))
+        for reading, notes in steps:
+            yield reading, notes
+            if prefix and "\n" in reading:
+                yield reading.replace("\n", "\n" + prefix), notes + [
+                    "indented its lines after the first from the start of its first line"]
+
+
+def as_meant(path: str, new: str, build: Callable[[str], str], prefix: str = "", tabs: bool = False,
+             ) -> tuple[str, str]:
+    """The reading of a model's new code that the Python file (build(new)) parses with: as written, unless
+    the file is indented with tabs and the code with spaces; else with its escapes read, or its lines after
+    the first indented like the line it starts on. And a note saying which. prefix: the whitespace before
+    new on its first line."""
+    if not path.endswith((".py", ".pyi")):
         return new, ""
-    return meant, ESCAPED_NOTE
+    for reading, notes in _readings(new, prefix, tabs):
+        if _parses(build(reading)):
+            return reading, ("" if reading == new else
+                             " (the new code " + " and ".join(n for n in notes if n) + "; it was read that way)")
+    return new, ""
 
 
 def _changed_lines(before: str | None, after: str) -> str:
@@ -241,9 +274,13 @@ def replace_in_file(ctx: Context, path: str, old_text: str, new_text: str, line:
     text = read_text(file, path)
     note = ""
     if old_text not in text and (unescaped(old_text) or "\0") in text:
-        old_text, new_text, note = unescaped(old_text), unescaped(new_text) or new_text, ESCAPED_NOTE
+        old_text, new_text = unescaped(old_text), unescaped(new_text) or new_text
+        note = " (old_text held \\n as two characters and no line break; it was read with line breaks)"
     elif text.count(old_text) == 1:
-        new_text, note = as_meant(path, new_text, lambda new: text.replace(old_text, new))
+        at = text.find(old_text)
+        before = text[text.rfind("\n", 0, at) + 1:at]
+        new_text, note = as_meant(path, new_text, lambda new: text.replace(old_text, new),
+                                  prefix=before if not before.strip() else "", tabs=_uses_tabs(text))
     count = text.count(old_text)
     if count == 0:
         loose = _loose_edit(text, old_text, new_text, line)
@@ -301,7 +338,7 @@ def insert_lines(ctx: Context, path: str, line: int, text: str) -> dict:
         block = block if block.endswith("\n") else block + "\n"
         return "".join(lines[:line - 1] + [block] + lines[line - 1:])
 
-    text, note = as_meant(path, text, build)
+    text, note = as_meant(path, text, build, tabs=_uses_tabs(current))
     return gated_write(ctx, file, path, current, build(text), f"insert at line {line}{note}")
 
 
