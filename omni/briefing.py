@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
+from collections import Counter
 
 from omni.protocols import Sandbox
 
@@ -22,6 +23,14 @@ _FILE = re.compile(r"(?<![\w/.-])([\w./-]+\.(?:py|pyi))\b")
 _NAME = re.compile(r"`?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(`|\()?")
 _COMMON = set(dir(builtins)) | set(keyword.kwlist)
 _EXTENSIONS = {"txt", "md", "rst", "json", "toml", "cfg", "ini", "yaml", "yml", "csv", "html", "com", "org"}
+MAX_RELATED = 2
+# Words of a bug report that say nothing about where the code is.
+_PLAIN = set("""about after again also always anymore back because been before being both but call called calls
+code does doesn doing done each either else even every example expected fail fails file fine first from gets
+give gives given goes going have having here instead into just like line lines make more most must need never
+next number only other returns right same says should since some still than that their them then there these
+they this those through under until using value want when where which while whole will with without work works
+would wrong""".split())
 
 
 def goal_files(goal: str, files: set[str]) -> list[str]:
@@ -82,6 +91,48 @@ def _defining_files(sandbox: Sandbox, names: list[str]) -> dict[str, list[str]]:
     return found
 
 
+def goal_words(goal: str) -> set[str]:
+    """The goal's plain words (4 letters or more), each also without a plural or past ending: "Slices"
+    gives slices and slice, "negated" gives negate."""
+    words = set()
+    for word in re.findall(r"[A-Za-z]{4,}", _FILE.sub(" ", goal)):
+        word = word.lower()
+        if word in _PLAIN:
+            continue
+        words.add(word)
+        for ending in ("es", "s", "d", "ed", "ing"):
+            if word.endswith(ending) and len(word) - len(ending) >= 4:
+                words.add(word[:-len(ending)])
+    return words - _PLAIN
+
+
+def _name_words(name: str) -> set[str]:
+    return {part.lower() for part in re.split(r"_+|(?<=[a-z0-9])(?=[A-Z])", name) if part}
+
+
+def related_definitions(sandbox: Sandbox, goal: str) -> list[tuple[str, str]]:
+    """(file, name) of at most MAX_RELATED definitions outside the tests whose names share a word with
+    the goal, rarest words first: a report of the symptom ("labels that end with a hyphen") often names the
+    function ("check_hyphen_ok") without meaning to."""
+    words = goal_words(goal)
+    if not words:
+        return []
+    pattern = rf"^\s*(async\s+)?(def|class)\s+\w*({'|'.join(sorted(words))})"
+    result = sandbox.run_tool("search", {"pattern": pattern, "glob": "*.py", "ignore_case": True,
+                                         "max_results": 2000}, 60)
+    found = []
+    for line in result.output.splitlines() if result.success else []:
+        path, _, text = line.partition(":")
+        match = re.match(r"\d+:\s*(?:async\s+)?(?:def|class)\s+(\w+)", text)
+        shared = _name_words(match[1]) & words if match else set()
+        if shared and "test" not in path.lower() and (path, match[1]) not in {f[:2] for f in found}:
+            found.append((path, match[1], shared))
+    uses = Counter(word for _, _, shared in found for word in shared)
+    scored = sorted(found, key=lambda item: -sum(1 / uses[word] for word in item[2]))
+    return [(path, name) for path, name, shared in scored
+            if sum(1 / uses[word] for word in shared) >= 0.5][:MAX_RELATED]
+
+
 def named_code(sandbox: Sandbox, goal: str, files: list[str]) -> str:
     """The definitions the goal names (best match each), and the outline of files it names."""
     names = goal_symbols(goal)[:MAX_SYMBOLS * 2]
@@ -105,6 +156,16 @@ def named_code(sandbox: Sandbox, goal: str, files: list[str]) -> str:
                     code.append("\n".join(block))
                     covered_files.add(result.details["locations"][0].split(":")[0])
                 break
+    related = []
+    for path, name in related_definitions(sandbox, goal):
+        result = sandbox.run_tool("read_symbol", {"symbol": name, "path": path}, 60)
+        best = result.output.split("\n\n")[0] if result.success else ""
+        if best and best not in seen and used < MAX_CODE_LINES:
+            seen.add(best)
+            block = best.splitlines()[:MAX_CODE_LINES - used]
+            used += len(block)
+            related.append("\n".join(block))
+            covered_files.add(path)
     for path in goal_files(goal, set(files)):
         if path not in covered_files:  # a file the goal names, but no code from it yet: its outline
             result = sandbox.run_tool("outline", {"path": path}, 60)
@@ -113,6 +174,10 @@ def named_code(sandbox: Sandbox, goal: str, files: list[str]) -> str:
                 code.append("\n".join(lines[:OUTLINE_LINES])
                             + (f"\n[{len(lines) - OUTLINE_LINES} more definitions]" if len(lines) > OUTLINE_LINES
                                else ""))
-    if not code:
-        return ""
-    return "Code the goal names (looked up for you; read more only if you need it):\n\n" + "\n\n".join(code)
+    parts = []
+    if code:
+        parts.append("Code the goal names (looked up for you; read more only if you need it):\n\n" + "\n\n".join(code))
+    if related:
+        parts.append("Code whose names share a word with the goal (the problem may be here):\n\n"
+                     + "\n\n".join(related))
+    return "\n\n".join(parts)

@@ -112,3 +112,20 @@ def test_the_briefing_gives_the_failing_test_and_the_named_code_before_the_first
     assert "run the tests (run_tests) to check it" in fake.requests[2]["messages"][-1]["content"]  # after an edit
     briefing = next(e for e in run.events() if e["kind"] == "briefing")
     assert briefing["lines"] == len(briefing["text"].splitlines()) > 5
+
+
+def test_a_symptom_goal_is_briefed_with_the_code_whose_names_share_its_words(tmp_path, fake):
+    from conftest import make_repo
+    repo = make_repo(tmp_path / "repo", {
+        "labels.py": "def check_hyphen_ok(label):\n    return True\n\n\ndef check_length(label):\n"
+                     "    return len(label) < 64\n\n\ndef encode(name):\n    return name.encode()\n",
+        "test_labels.py": "from labels import check_hyphen_ok\n\n\ndef test_hyphen_check():\n"
+                          "    assert not check_hyphen_ok('a-')\n"})
+    fake.add(PLAN, FINISH, FINISH)  # the gate asks once about the test that still fails
+    run = run_omni(repo, "--yes", "encoding accepts labels that end with a hyphen", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    goal_message = fake.requests[1]["messages"][1]["content"]
+    assert "Code whose names share a word with the goal" in goal_message
+    assert "def check_hyphen_ok(label):" in goal_message
+    assert "def check_length" not in goal_message  # shares no word with the goal
+    assert "def test_hyphen_check" not in goal_message.split("share a word")[1]  # tests are not where bugs live
