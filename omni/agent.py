@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from omni.conversation import Conversation
 from omni.errors import ContextLengthExceeded, ForceQuit, ModelError, SandboxError, StopRun
+from omni.examples import GoalExamples
 from omni.failures import FailureTracker, describe, exact_error, failure_class
 from omni.plan import Plan, PlanStep
 from omni.prompts import Prompts
@@ -68,7 +69,7 @@ class Agent:
                  system: str, files: list[str], gate: Gate | None = None, steering: Steering = _no_steering,
                  after_action: AfterAction | None = None, context: str = "",
                  ready: Callable[[], None] | None = None, briefing: Callable[[], str] | None = None,
-                 code: str = ""):
+                 code: str = "", examples: GoalExamples | None = None):
         self.goal, self.model, self.planner, self.sandbox = goal, model, planner, sandbox
         self.toolbox, self.prompts, self.events, self.answers = toolbox, prompts, events, answers
         self.config, self.files, self.gate, self.steering = config, files, gate, steering
@@ -77,12 +78,14 @@ class Agent:
         self.briefing = briefing  # looked up once before the first step: the tests failing at the start
         self.code = code  # the code the goal names, looked up before planning: for the plan and every step
         self.context = context  # project instructions and earlier goals, for the planner too
+        self.examples = examples  # the goal's examples: every edit's result says what it did to them
         self.tests = ""
         self.last_tool = self.previous_tool = ""
         self.changes = 0  # bumped by every action that may change the workspace
         # read-only or check call -> (step, changes at the time, the line a paged read_file goes on from or 0)
         self.looked: dict[str, tuple[int, int, int]] = {}
         self.progress = "start"  # start -> looked -> edited -> tested: drives the next-step hint
+        self.withheld: str | None = None  # a tool not offered for one step, after a refused repeat of a call to it
         self.conversation = Conversation(prompts, system, goal, native=model.tool_mode == "native", files=files)
         self.failures = FailureTracker(config.replan_after, config.max_format_errors)
         self.usage = Usage()
@@ -215,6 +218,7 @@ class Agent:
                          **result.model_dump(exclude={"details"}), details=result.details)
         self.failures.record(action, result)
         self.track(action, result)
+        self.withheld = None
         if interrupted:
             raise KeyboardInterrupt
         if not result.success:
@@ -245,9 +249,12 @@ class Agent:
         # After a refused repeat, sample warmer: at temperature 0 a small model answers the same
         # context with the same call, however the correction is worded.
         warmer = self.config.unstick_temperature if self.failures.last_refused else None
+        # A small model can answer the same context with the same call however warm it samples: the tool
+        # it keeps repeating is not offered for the next step at all.
+        tools = [schema for schema in self.toolbox.schemas() if schema["function"]["name"] != self.withheld]
         while True:
             try:
-                reply = self.model.complete(messages, self.toolbox.schemas(), temperature=warmer)
+                reply = self.model.complete(messages, tools, temperature=warmer)
                 break
             except ContextLengthExceeded as exc:
                 if not self.conversation.condense():
@@ -278,6 +285,9 @@ class Agent:
 
     # ---- acting -----------------------------------------------------------------------------------
     def execute(self, action: Action) -> ToolResult:
+        if action.name == self.withheld:  # (text mode lists every tool in the system prompt)
+            return ToolResult.fail("tool_error", f"not run: {action.name} is not offered for this step, after the "
+                                   "same call was repeated. Use another tool now.")
         refused = self.failures.refusal(action)
         if refused:
             return refused
@@ -320,6 +330,11 @@ class Agent:
                 self.steps, self.changes, int(paged.group(1)) if paged else 0)
         if read_on:
             result = result.model_copy(update={"output": read_on + result.output})
+        if self.examples and action.name in self.toolbox.editing and (result.success or result.details.get("unchanged")):
+            now = self.examples.now(self.sandbox)  # what the edit did to them, or that the code is still wrong
+            field = "output" if result.success else "error"
+            result = result.model_copy(update={field: f"{getattr(result, field)}\n\n{now}" if now
+                                               else getattr(result, field)})
         return result
 
     def on_failure(self, action: Action | None, result: ToolResult) -> None:
@@ -332,10 +347,12 @@ class Agent:
                              f"{(self.plan.current() or 0) + 1}")
             self.make_plan(replan=True)
         guidance, self.guidance = self.guidance, ""
+        if kind == "repeated" and action is not None and action.name != "finish":
+            self.withheld = action.name
         self.correction = self.prompts.render(
             "correction", goal=self.goal, plan=self.plan.render(), action=describe(action), failure=kind,
             error=exact_error(result), guidance=guidance, tool_mode=self.model.tool_mode, hint=self.hint(),
-            **self.budget())
+            withheld=self.withheld, **self.budget())
         detail = (result.error.strip().splitlines() or [""])[0][:160]
         self.events.emit("correction", n=self.steps, failure=kind, detail=detail, prompt=self.correction)
 

@@ -14,6 +14,7 @@ from typing import Callable, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from omni.errors import StopRun
+from omni.examples import GoalExamples
 from omni.prompts import Prompts
 from omni.textmode import json_object
 
@@ -48,12 +49,14 @@ class TestState:
 
 class FinishGate:
     def __init__(self, sandbox, planner, prompts: Prompts, events, diff: Callable[[], str], review: bool = True,
-                 max_refinements: int = 2, criteria: list[str] | None = None, test_timeout: int = 600):
+                 max_refinements: int = 2, criteria: list[str] | None = None, test_timeout: int = 600,
+                 examples: GoalExamples | None = None):
         self.sandbox, self.planner, self.prompts, self.events, self.diff = sandbox, planner, prompts, events, diff
         self.review_enabled, self.max_refinements = review, max_refinements
         self.commands = [c[4:].strip() for c in criteria or [] if c.startswith("run:")]
         self.judged = [c for c in criteria or [] if not c.startswith("run:")]
         self.test_timeout = test_timeout
+        self.examples = examples  # the goal's own examples that failed at the start: they must hold now
         self.refinements = 0
         self.noticed: set[str] = set()
         self.base_tests = TestState(ran=False)
@@ -117,11 +120,14 @@ class FinishGate:
                                          self.test_timeout + 30)
             if not done.success:
                 problems.append(f"criterion `{command}` failed ({done.error}): {done.output.strip()[-600:]}")
-        problems += self.notices(tests)
+        examples = self.examples.failing(self.sandbox) if self.examples and self.examples.examples else []
+        problems += examples + self.notices(tests)
         fixed = sorted(self.base_tests.failing - tests.failing) if tests.ran else []
         report = (f"tests before: {self.base_tests.headline or 'none'}; after: {tests.headline or 'none'}"
                   + (f"; newly passing: {', '.join(fixed[:10])}" if fixed else "")
-                  + f"; new lint problems: {len(new_lint)}")
+                  + f"; new lint problems: {len(new_lint)}"
+                  + (f"; the goal's examples hold ({len(self.examples.examples)})"
+                     if self.examples and self.examples.examples and not examples else ""))
         self.events.emit("validation", new_failures=problems, tests=tests.headline, lint=len(new_lint))
         return problems, report
 

@@ -16,6 +16,7 @@ from omni.agent import Agent, AgentConfig, Outcome
 from omni.briefing import failing_tests, named_code
 from omni.config import resolve_models
 from omni.errors import EXIT_CODES, ForceQuit, ModelError, SandboxError, UsageError
+from omni.examples import GoalExamples
 from omni.gate import FinishGate
 from omni.prompts import Prompts
 from omni.record import EventBus, RunRecord, new_run_id
@@ -110,15 +111,18 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
             return said
 
         steering = TerminalSteering(ui, workspace.diff_so_far, undo) if interactive else None
+        examples = GoalExamples(request.goal)
         gate = FinishGate(sandbox, planner, prompts, events, workspace.diff_so_far, review=s.review,
-                          max_refinements=s.max_refinements, criteria=request.criteria)
-        code = named_code(sandbox, request.goal, files)  # before the baseline: one sandbox call at a time
+                          max_refinements=s.max_refinements, criteria=request.criteria, examples=examples)
+        # before the baseline: one sandbox call at a time
+        code = "\n\n".join(part for part in (examples.start(sandbox), named_code(sandbox, request.goal, files))
+                            if part)
         if not request.plan_only:
             gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
         agent = Agent(request.goal, model, planner, sandbox, toolbox, prompts, events, answers, config, system,
                       files, gate=gate, after_action=checkpoint, context=text, ready=gate.wait_baseline,
                       briefing=lambda: failing_tests(sorted(gate.base_tests.failing), gate.base_tests.report),
-                      code=code,
+                      code=code, examples=examples,
                       **({"steering": steering} if steering else {}))
         if request.plan_only:
             agent.interruptible(agent.make_plan)

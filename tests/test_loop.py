@@ -150,6 +150,10 @@ def test_repeat_is_refused_and_failures_trigger_a_replan(calc_repo, fake):
     # and the correction still names the call and its error.
     calls = [c["function"] for m in fake.requests[5]["messages"] for c in m.get("tool_calls") or []]
     assert calls == [] and "shell(command=false)" in last_user_text(fake.requests[5])
+    # Warmer is not always enough: the repeated tool is not offered for the next step, and the correction says so.
+    offered = [[t["function"]["name"] for t in fake.requests[n]["tools"]] for n in (3, 5, 6)]
+    assert "shell" in offered[0] and "shell" not in offered[1] and "shell" in offered[2]
+    assert "shell is not offered for your next step" in last_user_text(fake.requests[5])
     replan_request = fake.requests[4]["messages"][0]["content"]
     assert "The current plan is not working" in replan_request and "shell(command=false)" in replan_request
     plans = [e for e in run.events() if e["kind"] == "plan"]
@@ -276,3 +280,17 @@ def test_the_same_test_run_with_nothing_changed_is_not_run_again(calc_repo, fake
     assert "already ran at step 1 and nothing has changed since" in observations[1]["error"]
     assert observations[3]["success"] and observations[3]["output"].startswith("pytest: 2 passed")
     assert "the tests you ran pass. If that meets the goal, call finish now" in last_user_text(fake.requests[5])
+
+
+def test_in_text_mode_a_call_to_the_withheld_tool_is_not_run(calc_repo, fake):
+    def call(name, **args):
+        return {"text": f"```tool_call\n{json.dumps({'name': name, 'arguments': args})}\n```"}
+
+    same = call("shell", command="false")
+    fake.add(PLAN, same, same, same, {"text": "1. Try another way\n2. Finish"}, same,
+             call("finish", summary="done"), call("finish", summary="done"))
+    run = run_omni(calc_repo, "--yes", "do it", fake=fake, sandbox="local", tool_mode="text")
+    assert run.code == 0, run.stdout
+    observations = [e for e in run.events() if e["kind"] == "observation"]
+    assert [o["failure"] for o in observations[:4]] == ["command_failed", "command_failed", "repeated", "tool_error"]
+    assert "shell is not offered for this step" in observations[3]["error"]

@@ -451,3 +451,24 @@ def test_new_code_is_indented_like_the_file_when_only_that_parses(box):
     assert (box.root / "spaced.py").read_text() == "def f(x):\n    if x > 1:\n        return 2\n    return 0\n"
     plain = call(box, "replace_in_file", path="spaced.py", old_text="return 0", new_text="return -1")
     assert plain.success and "read that way" not in plain.output
+
+
+# ---- the goal's examples (not a model tool: the gate's) -----------------------------------------------
+def test_check_examples_imports_what_each_name_means_in_the_project_python(box):
+    examples = [{"expression": "Circle(2).r", "expected": "math.floor(3.5)"},  # a class, found by definition
+                {"expression": "unit().r", "expected": "1"},
+                {"expression": "legacy.broken()", "expected": "None"},  # a module; its code raises
+                {"expression": "context.Context", "expected": "1"}]  # the tools' own modules do not shadow
+    result = box.run_tool("check_examples", {"examples": examples, "timeout": 30}, 60)
+    assert result.success, result.error
+    first, second, third, fourth = result.details["results"]
+    assert first == {"holds": False, "got": "2", "raised": ""}
+    assert second["holds"] is True
+    assert third["raised"] == "NameError" and "undefined_name" in third["got"]
+    assert fourth["raised"] == "ModuleNotFoundError" and "context" in fourth["got"]
+
+
+def test_check_examples_that_never_finish_are_stopped(box):
+    looping = [{"expression": "list(iter(int, 1))", "expected": "[]"}]  # never ends
+    result = box.run_tool("check_examples", {"examples": looping, "timeout": 2}, 30)
+    assert not result.success and result.failure == "timeout" and "did not finish in 2s" in result.error

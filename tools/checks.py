@@ -231,3 +231,21 @@ def git_diff(ctx: Context, path: str | None = None) -> dict:
         if status == "??" and (not path or name.startswith(path)):
             text += ctx.run(["git", "diff", "--no-color", "--no-index", "/dev/null", name], timeout=60).output
     return result(True, text.strip() or "no changes since the run started")
+
+
+def check_examples(ctx: Context, examples: list[dict], timeout: int = 30) -> dict:
+    """Evaluate the goal's examples (`expression == expected`) in the project's Python. Not a model tool:
+    the gate runs it at the start and at the finish."""
+    from example_eval import MARKER  # the script itself runs in the project's Python, not this one
+
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "example_eval.py")
+    done = ctx.run([ctx.project_python, script, json.dumps(examples)], timeout)
+    if done.timed_out:
+        return result(False, done.output, error=f"the examples did not finish in {timeout}s", failure="timeout")
+    _, marker, found = done.output.rpartition(MARKER)
+    if not marker:
+        return result(False, done.output, error="the examples could not be evaluated: "
+                      + (done.output.strip().splitlines() or ["no output"])[-1][:300], failure="command_failed")
+    results = json.loads(found.strip().splitlines()[0])
+    return result(True, "\n".join(f"{'holds' if r['holds'] else 'does not hold'}: {r['got']}" for r in results),
+                  results=results)

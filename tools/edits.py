@@ -52,7 +52,7 @@ def gated_write(ctx: Context, file, rel: str, before: str | None, after: str, wh
     if before is not None and after == before:
         return result(False, failure="edit_failed", error=(
             f"{what} changed nothing: {rel} already reads exactly like that; nothing was written. "
-            "If the code is already right, move on (run the tests, or finish)."))
+            "If the code is already right, move on (run the tests, or finish)."), unchanged=True)
     if rel.endswith(".py"):
         old, new = _fatal_problems(ctx, [before or "", after], rel)
         remaining = [_key(i) for i in old]

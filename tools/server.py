@@ -46,6 +46,7 @@ TOOLS = {
     "lint": checks.lint,
     "run_tests": checks.run_tests,
     "shell": checks.shell,
+    "check_examples": checks.check_examples,
     "git_status": checks.git_status,
     "git_diff": checks.git_diff,
     "noop": lambda ctx: result(True, ""),

@@ -1,0 +1,82 @@
+"""The goal's examples: what is taken from a goal, and how the gate holds the work to them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import make_repo, run_omni
+from omni.examples import Example, goal_examples
+
+PLAN = {"text": "1. Fix add\n2. Finish"}
+FINISH = {"tool": "finish", "args": {"summary": "fixed add"}}
+FIX_ADD = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a - b",
+                                              "new_text": "return a + b"}}
+
+
+@pytest.mark.parametrize("goal, expected", [
+    ("normalize_file should strip './' (normalize_file('./src/a.py') == 'src/a.py'), but it no longer does.",
+     [Example("normalize_file('./src/a.py')", "'src/a.py'")]),
+    ("reverse() returns arrays unchanged: jmespath.search('reverse(@)', [1, 2]) gives [1, 2] instead of [2, 1]. "
+     "Fix it.", [Example("jmespath.search('reverse(@)', [1, 2])", "[2, 1]")]),
+    ("parse.parse('{:d}', '-5')[0] returns 5 instead of -5.", [Example("parse.parse('{:d}', '-5')[0]", "-5")]),
+    ("Add count_reps: count_reps([0, 1, 0]) == {0: 2, 1: 1}.", [Example("count_reps([0, 1, 0])", "{0: 2, 1: 1}")]),
+    ("f(x) == 3 and g(y) == 4", [Example("f(x)", "3"), Example("g(y)", "4")]),  # two, not one chained
+    ("Use `split('a,b') == ['a', 'b']`.", [Example("split('a,b')", "['a', 'b']")]),
+])
+def test_examples_are_taken_from_the_way_bug_reports_state_them(goal, expected):
+    assert goal_examples(goal) == expected
+
+
+@pytest.mark.parametrize("goal", [
+    "the count == 3 is wrong",  # no call: not an example of code
+    "make the tests pass",
+    "x == y is what the docs say",
+    "it gives an error instead of a warning",  # no code on either side
+])
+def test_prose_gives_no_examples(goal):
+    assert goal_examples(goal) == []
+
+
+def calc(tmp_path):
+    return make_repo(tmp_path / "repo", {
+        "calc.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"})
+
+
+def test_the_goal_example_is_shown_at_the_start_and_finishing_before_it_holds_is_sent_back(tmp_path, fake):
+    repo = calc(tmp_path)
+    same = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a - b",
+                                                "new_text": "return a - b"}}
+    fake.add(PLAN, FINISH, same, FIX_ADD, FINISH)
+    goal = "add(2, 3) == 5 does not hold, and mul(2, 3) == 6 must keep working"
+    run = run_omni(repo, "--yes", goal, fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    brief = fake.requests[1]["messages"][1]["content"]
+    assert "`add(2, 3) == 5` does not hold: add(2, 3) gives -1" in brief
+    assert "mul(2, 3)" not in brief.split("The goal's examples")[1].split("\n\n")[0]  # it holds already: it describes what works, and is not a check
+    decisions = [e for e in run.events() if e["kind"] == "gate"]
+    assert [d["decision"] for d in decisions] == ["refine", "accept"]
+    assert "the goal's example `add(2, 3) == 5` does not hold: add(2, 3) gives -1" in decisions[0]["reasons"]
+    assert "the goal's examples hold (1)" in decisions[1]["validation"]
+    unchanged = fake.requests[3]["messages"][-1]["content"]  # an edit that changed nothing: the code is still wrong
+    assert "changed nothing" in unchanged and "- `add(2, 3) == 5` does not hold: add(2, 3) gives -1" in unchanged
+    edited = json.dumps(fake.requests[4]["messages"])  # the edit's result says what it did to the example
+    assert "The goal's examples now:\\n- `add(2, 3) == 5` holds" in edited
+    assert "return a + b" in (repo / "calc.py").read_text()
+
+
+def test_an_example_that_raises_is_checked_and_one_whose_module_is_missing_is_dropped(tmp_path, fake):
+    repo = calc(tmp_path)
+    add_sub = {"tool": "insert_lines", "args": {"path": "calc.py", "line": 7,
+                                                "text": "\n\ndef sub(a, b):\n    return a - b\n"}}
+    fake.add(PLAN, FINISH, add_sub, FINISH, FINISH)
+    goal = "Add sub: sub(5, 3) == 2. Also numpy.zeros(2).sum() == 0 should hold."
+    run = run_omni(repo, "--yes", goal, fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    brief = fake.requests[1]["messages"][1]["content"]
+    assert "`sub(5, 3) == 2` does not hold: sub(5, 3) raises NameError: sub is not defined in the repository" in brief
+    assert "numpy" not in brief.split("The goal's examples")[1].split("\n\n")[0]  # not importable here: nothing to check
+    decisions = [e for e in run.events() if e["kind"] == "gate"]
+    assert decisions[0]["decision"] == "refine" and "sub(5, 3)" in " ".join(decisions[0]["reasons"])
+    assert decisions[-1]["decision"] == "accept"

@@ -1,0 +1,109 @@
+"""Evaluates the goal's examples in the project's Python, in the repository root.
+
+argv[1] is JSON: [{"expression": ..., "expected": ...}]. Prints a marker line, then one JSON list with, for
+each example, {"holds": bool, "got": repr or "Type: message", "raised": exception type name or ""}.
+A name an example uses is looked up as a module of that name, or as a top-level definition in the repository
+(outside the tests), whichever fits how it is used: `parse.parse(...)` wants the module, `normalize_file(...)`
+the function. Only the standard library is used: this runs in whatever Python the project has.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import json
+import os
+import re
+import sys
+
+MARKER = "@@omni-examples@@"
+SKIP_DIRS = {"node_modules", "build", "dist", "venv", ".venv", "__pycache__", "site-packages"}
+
+
+def module_of(path: str) -> str:
+    parts = os.path.relpath(path)[:-3].split(os.sep)
+    if parts[0] == "src":
+        parts = parts[1:]
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def defining_modules(name: str):
+    pattern = re.compile(rf"^(?:async\s+def|def|class)\s+{name}\b|^{name}\s*[:=]", re.M)
+    for folder, dirs, files in os.walk("."):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS and "test" not in d)
+        for file in sorted(files):
+            if not file.endswith(".py") or file.startswith("test") or file == "setup.py":
+                continue
+            try:
+                with open(os.path.join(folder, file), encoding="utf-8") as handle:
+                    text = handle.read()
+            except (OSError, UnicodeDecodeError):
+                continue
+            if pattern.search(text):
+                yield module_of(os.path.join(folder, file))
+
+
+def from_module(name: str):
+    return importlib.import_module(name)
+
+
+def from_definition(name: str):
+    for module in defining_modules(name):
+        try:
+            return getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            continue
+    raise NameError(f"{name} is not defined in the repository")
+
+
+def resolve(name: str, called: bool):
+    """A name called directly is a definition first; a name with attributes is a module first."""
+    ways = (from_definition, from_module) if called else (from_module, from_definition)
+    try:
+        return ways[0](name)
+    except (ImportError, NameError) as first:
+        try:
+            return ways[1](name)
+        except (ImportError, NameError):
+            raise first from None
+
+
+def namespace(*sources: str) -> dict:
+    trees = [ast.parse(source, mode="eval") for source in sources]
+    bound = {node.id for tree in trees for node in ast.walk(tree)
+             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    bound |= {arg.arg for tree in trees for node in ast.walk(tree) if isinstance(node, ast.Lambda)
+              for arg in node.args.args}
+    called = {node.func.id for tree in trees for node in ast.walk(tree)
+              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    names = {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in names \
+                    and node.id not in bound and not hasattr(builtins, node.id):
+                names[node.id] = resolve(node.id, node.id in called)
+    return names
+
+
+def evaluate(example: dict) -> dict:
+    try:
+        names = namespace(example["expression"], example["expected"])
+        got = eval(example["expression"], names)  # noqa: S307 - the user's own example, in the sandbox
+        wanted = eval(example["expected"], names)  # noqa: S307
+        return {"holds": bool(got == wanted), "got": repr(got)[:300], "raised": ""}
+    except Exception as exc:  # noqa: BLE001 - whatever the code raises is the answer
+        return {"holds": False, "got": f"{type(exc).__name__}: {exc}"[:300], "raised": type(exc).__name__}
+
+
+def main() -> None:
+    del sys.path[0]  # this script's folder: the tools' modules must not shadow the project's
+    sys.path[:0] = [os.path.abspath(path) for path in ("src", ".") if os.path.isdir(path)]
+    results = [evaluate(example) for example in json.loads(sys.argv[1])]
+    print("\n" + MARKER + json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
