@@ -331,7 +331,8 @@ class Agent:
         if read_on:
             result = result.model_copy(update={"output": read_on + result.output})
         if self.examples and action.name in self.toolbox.editing and (result.success or result.details.get("unchanged")):
-            now = self.examples.now(self.sandbox)  # what the edit did to them, or that the code is still wrong
+            # what the edit did to them; after an edit that changed nothing, that the code is still wrong
+            now = self.examples.now(self.sandbox, unchanged=not result.success)
             field = "output" if result.success else "error"
             result = result.model_copy(update={field: f"{getattr(result, field)}\n\n{now}" if now
                                                else getattr(result, field)})

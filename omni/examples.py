@@ -136,14 +136,19 @@ class GoalExamples:
         return ("The goal's examples, run on the code as it is now (finishing is checked against them):\n"
                 + "\n".join(f"- {e.describe()}" for e in self.at_start))
 
-    def now(self, sandbox: Sandbox) -> str:
-        """For an edit's result: what the change did to the examples, as a test run would say."""
+    def now(self, sandbox: Sandbox, unchanged: bool = False) -> str:
+        """For an edit's result: what the change did to the examples, as a test run would say. After an edit
+        that changed nothing (a small model copies the code it was shown), that the code is not right yet."""
         if not self.examples:
             return ""
         done, error = evaluate(sandbox, self.examples)
         if error:
             return f"The goal's examples could not be evaluated now: {error}"
-        return "The goal's examples now:\n" + "\n".join(f"- {e.describe()}" for e in done)
+        text = "The goal's examples now:\n" + "\n".join(f"- {e.describe()}" for e in done)
+        if unchanged and not all(e.holds for e in done):
+            text += ("\nSo the code is not right yet, and new code that reads like it cannot be: change the lines "
+                     "that give this result.")
+        return text
 
     def failing(self, sandbox: Sandbox) -> list[str]:
         """At the finish: what still does not hold, each with what it gives now."""
