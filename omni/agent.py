@@ -35,7 +35,7 @@ class AgentConfig(BaseModel):
     history_chars: int = Field(40_000, ge=2000, description="older observations are shortened past this")
     replan_after: int = Field(3, ge=1, description="failures on one plan step before replanning")
     max_format_errors: int = Field(3, ge=1, description="unreadable replies in a row before stopping")
-    unstick_temperature: float = Field(0.8, ge=0, le=2, description="temperature of the request after a refused repeat")
+    unstick_temperature: float = Field(0.8, ge=0, le=2, description="temperature of the requests after a refused repeat or an edit that changed nothing")
 
 
 @dataclass
@@ -86,6 +86,7 @@ class Agent:
         self.looked: dict[str, tuple[int, int, int]] = {}
         self.progress = "start"  # start -> looked -> edited -> tested: drives the next-step hint
         self.withheld: str | None = None  # a tool not offered for one step, after a refused repeat of a call to it
+        self.copied = False  # an edit re-sent the code as it already reads, and no edit has landed since
         self.conversation = Conversation(prompts, system, goal, native=model.tool_mode == "native", files=files)
         self.failures = FailureTracker(config.replan_after, config.max_format_errors)
         self.usage = Usage()
@@ -230,6 +231,8 @@ class Agent:
     def track(self, action: Action | None, result: ToolResult) -> None:
         if action is None:
             return
+        if action.name in self.toolbox.editing:
+            self.copied = bool(result.details.get("unchanged")) or (self.copied and not result.success)
         if action.name == "run_tests" and self.progress in ("edited", "tested", "passed") \
                 and result.failure != "timeout":  # passed or not, the model has seen what the change did
             self.progress = "passed" if result.success else "tested"
@@ -247,8 +250,10 @@ class Agent:
     def ask(self, prompt: str):
         messages = self.conversation.messages(prompt)
         # After a refused repeat, sample warmer: at temperature 0 a small model answers the same
-        # context with the same call, however the correction is worded.
-        warmer = self.config.unstick_temperature if self.failures.last_refused else None
+        # context with the same call, however the correction is worded. So too after an edit that
+        # re-sent the code it was shown, until an edit lands: read again, it writes the same code again.
+        stuck = self.failures.last_refused or self.copied
+        warmer = self.config.unstick_temperature if stuck else None
         # A small model can answer the same context with the same call however warm it samples: the tool
         # it keeps repeating is not offered for the next step at all.
         tools = [schema for schema in self.toolbox.schemas() if schema["function"]["name"] != self.withheld]

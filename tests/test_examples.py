@@ -62,6 +62,8 @@ def test_the_goal_example_is_shown_at_the_start_and_finishing_before_it_holds_is
     unchanged = fake.requests[3]["messages"][-1]["content"]  # an edit that changed nothing: the code is still wrong
     assert "changed nothing" in unchanged and "- `add(2, 3) == 5` does not hold: add(2, 3) gives -1" in unchanged
     assert "So the code is not right yet" in unchanged
+    # Shown the same code again, a small model at temperature 0 writes it again: it samples warmer until an edit lands.
+    assert [fake.requests[n].get("temperature") for n in (2, 3, 4)] == [0.0, 0.8, 0.0]
     edited = json.dumps(fake.requests[4]["messages"])  # the edit's result says what it did to the example
     assert "The goal's examples now:\\n- `add(2, 3) == 5` holds" in edited
     assert "return a + b" in (repo / "calc.py").read_text()
