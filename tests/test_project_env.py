@@ -36,4 +36,4 @@ def test_failed_install_still_gives_a_sandbox_and_is_reported(tmp_path, fake, do
     first_step = fake.requests[1]["messages"][-1]["content"]
     assert "Installing the project's dependencies failed" in first_step
     observation = [e for e in run.events() if e["kind"] == "observation"][0]
-    assert observation["success"] and "/opt/project/bin/python" in observation["output"]
+    assert observation["success"] and "/opt/project/bin/python" in observation["output"], observation
