@@ -411,6 +411,42 @@ def test_non_python_repo_with_a_test_command(tmp_path, docker_engine):
         workspace.remove()
 
 
+STRICT_TESTS = """import warnings
+
+import pytest
+
+warnings.warn(pytest.PytestDeprecationWarning("an API this pytest will remove"))
+
+
+def test_ok():
+    assert True
+
+
+def test_own_warning():
+    warnings.warn(DeprecationWarning("the project's own"))
+"""
+
+
+def test_pytest_deprecations_do_not_break_a_project_that_errors_on_warnings(tmp_path, docker_engine):
+    # dateutil's config turns warnings into errors; with the newer pytest the sandbox installed, pytest's own
+    # notice about a parametrize generator stopped the whole file from collecting.
+    repo = make_repo(tmp_path / "strict", {"pytest.ini": "[pytest]\nfilterwarnings =\n    error\n",
+                                           "tests/test_strict.py": STRICT_TESTS})
+    workspace = Workspace(find_repo(repo), "strict-test")
+    workspace.create()
+    box = DockerSandbox("strict-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
+    try:
+        result = box.run_tool("run_tests", {"selection": ["tests/test_strict"]}, 60)
+        assert result.output.startswith("tests/test_strict is read as tests/test_strict.py.")
+        assert result.details["summary"]["passed"] == 1, result.output  # collected, despite pytest's notice
+        assert result.details["failing"] == ["tests/test_strict.py::test_own_warning"]  # the project's own still fail
+        dotted = box.run_tool("run_tests", {"selection": ["tests.test_strict::test_ok"]}, 60)
+        assert dotted.success and "tests.test_strict is read as tests/test_strict.py." in dotted.output
+    finally:
+        box.close()
+        workspace.remove()
+
+
 def test_code_escaped_twice_is_read_with_line_breaks_only_when_that_is_what_parses(box):
     call(box, "create_file", path="esc.py", content="def f(x):\n    return x\n\n\ndef g():\n    return 1\n")
     flat = 'def f(x):\\n    \\"\\"\\"Negate.\\"\\"\\"\\n    return -x\\n'  # one line: \n and \" as two characters
