@@ -119,9 +119,12 @@ def project_requirements(root: Path) -> list[str]:
         for node in ast.walk(tree) if tree else []:
             if isinstance(node, ast.keyword) and node.arg in ("install_requires", "tests_require"):
                 try:
-                    reqs += [r for r in ast.literal_eval(node.value) if isinstance(r, str)]
+                    value = ast.literal_eval(node.value)
                 except ValueError:
-                    pass
+                    continue
+                if isinstance(value, str):  # install_requires=('a;' 'python_version < "3"') is one string
+                    value = [value]
+                reqs += [r for r in value if isinstance(r, str)] if isinstance(value, (list, tuple, set)) else []
     return sorted(set(reqs))
 
 
@@ -131,7 +134,8 @@ def project_image(client: docker.DockerClient, root: Path, sandbox_tag: str,
     reqs = project_requirements(root)
     if not reqs:
         return sandbox_tag, []
-    digest = hashlib.sha256(("\n".join(reqs) + sandbox_tag).encode()).hexdigest()[:16]
+    recipe = (data_dir("sandbox") / "Dockerfile.project").read_text()  # a changed recipe builds anew
+    digest = hashlib.sha256(("\n".join(reqs) + sandbox_tag + recipe).encode()).hexdigest()[:16]
     tag = f"omni-project:{digest}"
     try:
         client.images.get(tag)

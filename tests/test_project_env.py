@@ -17,6 +17,13 @@ def test_dependencies_are_detected_from_every_kind_of_file(tmp_path):
     assert project_requirements(tmp_path) == ["attrs>=22", "black==24.1.0", "hypothesis", "six"]
 
 
+def test_a_single_string_requirement_in_setup_py_is_one_requirement(tmp_path):
+    # wcwidth 0.2.13 writes install_requires=('backports...;' 'python_version < "3.2"'): a string, not a tuple.
+    (tmp_path / "setup.py").write_text("setup(install_requires=('backports.functools-lru-cache>=1.2.1;'\n"
+                                       "                          'python_version < \"3.2\"'), tests_require=3)\n")
+    assert project_requirements(tmp_path) == ['backports.functools-lru-cache>=1.2.1;python_version < "3.2"']
+
+
 def test_broken_dependency_files_do_not_crash_detection(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[project\nbroken")
     (tmp_path / "setup.py").write_text("setup(install_requires=get_requirements())\n")
@@ -25,9 +32,12 @@ def test_broken_dependency_files_do_not_crash_detection(tmp_path):
 
 @pytest.mark.docker
 def test_failed_install_still_gives_a_sandbox_and_is_reported(tmp_path, fake, docker_engine):
-    repo = make_repo(tmp_path / "repo", {"requirements.txt": "omni-no-such-package-xyz==0.0.1\n",
+    # One bad requirement does not cost the others: six is still installed.
+    repo = make_repo(tmp_path / "repo", {"requirements.txt": "omni-no-such-package-xyz==0.0.1\nsix\n",
                                          "a.py": "x = 1\n"})
-    fake.add({"text": "1. Look"}, {"tool": "shell", "args": {"command": "ls /opt/project/bin/python"}},
+    fake.add({"text": "1. Look"},
+             {"tool": "shell", "args": {"command": "/opt/project/bin/python -c 'import six, sys; "
+                                                   "print(sys.executable)'"}},
              {"tool": "finish", "args": {"summary": "looked"}}, {"tool": "finish", "args": {"summary": "looked"}})
     run = run_omni(repo, "--yes", "look", fake=fake, timeout=600)
     assert run.code == 0, run.stdout + run.stderr

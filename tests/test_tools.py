@@ -447,6 +447,23 @@ def test_pytest_deprecations_do_not_break_a_project_that_errors_on_warnings(tmp_
         workspace.remove()
 
 
+def test_project_addopts_for_a_missing_plugin_are_left_out_and_said(tmp_path, docker_engine):
+    # wcwidth's tox.ini adds --cov options; without pytest-cov, pytest exited 4 before running a test.
+    repo = make_repo(tmp_path / "cov", {"tox.ini": "[pytest]\naddopts = --cov=pkg --cov-append\n",
+                                        "tests/test_cov.py": "def test_ok():\n    assert True\n"})
+    workspace = Workspace(find_repo(repo), "cov-test")
+    workspace.create()
+    box = DockerSandbox("cov-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
+    try:
+        result = box.run_tool("run_tests", {}, 60)
+        assert result.success and result.details["summary"]["passed"] == 1, result.output + result.error
+        assert result.output.startswith("pytest: 1 passed")
+        assert "unrecognized arguments: --cov=pkg --cov-append), so its addopts were left out" in result.output
+    finally:
+        box.close()
+        workspace.remove()
+
+
 def test_code_escaped_twice_is_read_with_line_breaks_only_when_that_is_what_parses(box):
     call(box, "create_file", path="esc.py", content="def f(x):\n    return x\n\n\ndef g():\n    return 1\n")
     flat = 'def f(x):\\n    \\"\\"\\"Negate.\\"\\"\\"\\n    return -x\\n'  # one line: \n and \" as two characters

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -169,8 +170,11 @@ def _pytest(ctx: Context, selection: list[str], timeout: int) -> dict:
         # pytest's own deprecation notices are not the project's failures: a project whose config turns
         # warnings into errors, run with a newer pytest than it was written for, would not even collect.
         argv = [ctx.project_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no",
-                "-W", "ignore::pytest.PytestDeprecationWarning", f"--junitxml={junit}", *selection]
-        done = ctx.run(argv, timeout)
+                "-W", "ignore::pytest.PytestDeprecationWarning", f"--junitxml={junit}"]
+        done = ctx.run(argv + selection, timeout)
+        unknown = re.search(r"unrecognized arguments: (.*)", done.output) if done.exit_code == 4 else None
+        if unknown:  # the project's addopts name a plugin the sandbox lacks (--cov without pytest-cov)
+            done = ctx.run(argv + ["-o", "addopts=", *selection], timeout)
         if done.timed_out:
             return result(False, done.output[-4000:], error=f"tests did not finish within {timeout}s; "
                           "run a smaller selection", failure="timeout", duration_s=done.duration_s)
@@ -196,6 +200,9 @@ def _pytest(ctx: Context, selection: list[str], timeout: int) -> dict:
                       f"  {fail['message']}\n{fail['trace']}")
     if len(summary["failing"]) > 10:
         blocks.append(f"\n[{len(summary['failing']) - 10} more failing tests not shown]")
+    if unknown:
+        blocks.append(f"\nThe project's pytest options ask for a plugin that is not installed (unrecognized "
+                      f"arguments: {unknown.group(1).strip()}), so its addopts were left out.")
     text = "\n".join(blocks)
     ok = done.exit_code == 0
     return result(ok, text, error="" if ok else head, failure="tests_failed", exit_code=done.exit_code,
