@@ -183,7 +183,9 @@ class Agent:
         action = None if reply.format_error else reply.actions[0]
         interrupted = False
         if action is None:
-            result = ToolResult.fail("format_error", reply.format_error)
+            # What the model sent stays in the run record (not in the prompt): why a reply did not parse.
+            result = ToolResult.fail("format_error", reply.format_error,
+                                     details={"reply": (reply.text + reply.cut_call)[-4000:]})
         else:
             self.events.emit("action", n=self.steps, tool=action.name, args=action.args, text=reply.text)
             try:

@@ -51,6 +51,7 @@ class Reply:
     usage: Usage = field(default_factory=Usage)
     format_error: str | None = None
     finish_reason: str | None = None
+    cut_call: str = ""  # the unfinished call's arguments of a reply cut off at the token cap, for the record
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
@@ -108,6 +109,7 @@ class ChatModel:
 
     def _cut_off(self, reply: Reply) -> Reply:
         """A reply that hit the token cap: whatever call it began is incomplete, so none is run."""
+        reply.cut_call = "".join(a.args.get("__invalid_json__", json.dumps(a.args)) for a in reply.actions)
         reply.actions = []
         limit = f" of {self.config.max_tokens} tokens" if self.config.max_tokens else ""
         reply.format_error = (f"the reply was cut off at the length limit{limit} before its tool call was "

@@ -92,6 +92,9 @@ def test_a_reply_cut_off_by_max_tokens_gets_a_correction_and_the_run_goes_on(cal
     correction = last_user_text(fake.requests[2])
     assert "Failure: format_error" in correction and "cut off at the length limit of 700 tokens" in correction
     assert "return a + b" in (calc_repo / "calc.py").read_text()
+    cut = [e for e in run.events() if e["kind"] == "observation"][0]  # the record keeps what was cut off
+    assert cut["failure"] == "format_error"
+    assert cut["details"]["reply"] == '{"path": "calc.py", "new_source": "def add(a, b):'
 
 
 def test_unknown_tool_and_bad_arguments_get_model_facing_errors(calc_repo, fake):
