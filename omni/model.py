@@ -114,6 +114,7 @@ class ChatModel:
         limit = f" of {self.config.max_tokens} tokens" if self.config.max_tokens else ""
         reply.format_error = (f"the reply was cut off at the length limit{limit} before its tool call was "
                               "complete. Make the call shorter: change one function at a time, "
+                              "leave out its docstring (replace_symbol keeps it), "
                               "and leave out code that does not change")
         return reply
 

@@ -280,6 +280,15 @@ def test_replace_symbol_keeps_comments_and_formatting_elsewhere(box):
     assert merged.success and (box.root / "conv.py").read_text() == (
         'class Conv:\n    """Doc."""\n\n    CHARS = "0123"\n    def __call__(self, s):\n        return -1\n\n'
         '    def other(self):\n        return 2\n')  # what the rewrite left out is kept, in its place
+    call(box, "create_file", path="width.py", content='def width(s):\n    """Cells s takes.\n\n    -1 for control.\n'
+         '    """\n    return len(s)\n')
+    documented = call(box, "replace_symbol", path="width.py", symbol="width",
+                      new_source="def width(s):\n    return -1 if '\\x01' in s else len(s)\n")
+    assert documented.success and (box.root / "width.py").read_text() == (
+        'def width(s):\n    """Cells s takes.\n\n    -1 for control.\n    """\n    return -1 if \'\\x01\' in s else len(s)\n')
+    redoc = call(box, "replace_symbol", path="width.py", symbol="width",
+                 new_source='def width(s):\n    """Cells."""\n    return len(s)\n')  # a new docstring wins
+    assert redoc.success and (box.root / "width.py").read_text() == 'def width(s):\n    """Cells."""\n    return len(s)\n'
     swapped = call(box, "replace_symbol", path="deco.py", symbol="g", new_source="@staticmethod\ndef g(x):\n    return 1")
     assert swapped.success and (box.root / "deco.py").read_text().endswith("\n\n@staticmethod\ndef g(x):\n    return 1\n")
 

@@ -181,6 +181,8 @@ class _Replace(cst.CSTTransformer):
                 first = first.with_changes(decorators=original.decorators)
             if isinstance(first, cst.ClassDef) and isinstance(original, cst.ClassDef):
                 first = _keep_left_out_members(original, first)
+            elif isinstance(first, cst.FunctionDef) and isinstance(original, cst.FunctionDef):
+                first = _keep_docstring(original, first)
         if not first.leading_lines and original.leading_lines:
             first = first.with_changes(leading_lines=original.leading_lines)  # keep comments above
         return cst.FlattenSentinel([first, *self.new[1:]])
@@ -205,6 +207,17 @@ def _names(statement: cst.BaseStatement) -> set[str]:
 def _docstring(statement: cst.BaseStatement) -> bool:
     return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
             and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString))
+
+
+def _keep_docstring(original: cst.FunctionDef, new: cst.FunctionDef) -> cst.FunctionDef:
+    """A function rewritten without its docstring keeps the old one. Small models copy a long docstring
+    over and over until the reply is cut off (wcwidth's wcswidth); leaving it out must cost nothing."""
+    if not isinstance(original.body, cst.IndentedBlock) or not isinstance(new.body, cst.IndentedBlock):
+        return new
+    old_body, new_body = original.body.body, new.body.body
+    if not old_body or not _docstring(old_body[0]) or (new_body and _docstring(new_body[0])):
+        return new
+    return new.with_changes(body=new.body.with_changes(body=[old_body[0], *new_body]))
 
 
 def _keep_left_out_members(original: cst.ClassDef, new: cst.ClassDef) -> cst.ClassDef:

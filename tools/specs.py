@@ -95,8 +95,8 @@ class delete_file(Spec):
 
 
 class replace_symbol(Spec):
-    """Replace a whole Python function, method or class, named like 'func' or 'Class.method'. Decorators, and
-    a class's docstring and members, that new_source leaves out are kept. A top-level function or class that
+    """Replace a whole Python function, method or class, named like 'func' or 'Class.method'. Decorators, a
+    docstring, and a class's members that new_source leaves out are kept. A top-level function or class that
     does not exist yet is added at the end of the file."""
 
     path: str
