@@ -87,6 +87,7 @@ class Agent:
         self.progress = "start"  # start -> looked -> edited -> tested: drives the next-step hint
         self.withheld: str | None = None  # a tool not offered for one step, after a refused repeat of a call to it
         self.copied = False  # an edit re-sent the code as it already reads, and no edit has landed since
+        self.cut_off = False  # the last reply hit the token cap before its call was complete
         self.conversation = Conversation(prompts, system, goal, native=model.tool_mode == "native", files=files)
         self.failures = FailureTracker(config.replan_after, config.max_format_errors)
         self.usage = Usage()
@@ -180,6 +181,7 @@ class Agent:
         self.steps += 1
         self.events.emit("step", n=self.steps, max=self.config.max_steps, plan_step=self.plan.current())
         reply = self.ask(prompt)
+        self.cut_off = reply.finish_reason == "length"
         action = None if reply.format_error else reply.actions[0]
         interrupted = False
         if action is None:
@@ -254,7 +256,8 @@ class Agent:
         # After a refused repeat, sample warmer: at temperature 0 a small model answers the same
         # context with the same call, however the correction is worded. So too after an edit that
         # re-sent the code it was shown, until an edit lands: read again, it writes the same code again.
-        stuck = self.failures.last_refused or self.copied
+        # And after a reply cut off at the token cap: at temperature 0 that is mostly a loop of copied lines.
+        stuck = self.failures.last_refused or self.copied or self.cut_off
         warmer = self.config.unstick_temperature if stuck else None
         # A small model can answer the same context with the same call however warm it samples: the tool
         # it keeps repeating is not offered for the next step at all.

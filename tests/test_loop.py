@@ -95,6 +95,8 @@ def test_a_reply_cut_off_by_max_tokens_gets_a_correction_and_the_run_goes_on(cal
     cut = [e for e in run.events() if e["kind"] == "observation"][0]  # the record keeps what was cut off
     assert cut["failure"] == "format_error"
     assert cut["details"]["reply"] == '{"path": "calc.py", "new_source": "def add(a, b):'
+    # The step after a cut-off samples warmer (a cut-off at temperature 0 is mostly a copying loop), then cools.
+    assert [r.get("temperature") for r in fake.requests[1:4]] == [0.0, 0.8, 0.0], fake.requests
 
 
 def test_unknown_tool_and_bad_arguments_get_model_facing_errors(calc_repo, fake):
