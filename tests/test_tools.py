@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from conftest import make_repo
 
@@ -11,6 +13,21 @@ from omni.toolbox import Toolbox
 from omni.workspace import Workspace, find_repo
 
 pytestmark = pytest.mark.docker
+
+
+@contextlib.contextmanager
+def own_sandbox(tmp_path, name: str, files: dict[str, str]):
+    """A Docker sandbox over a repo of its own, for tests whose project config would disturb the shared one."""
+    repo = make_repo(tmp_path / name, files)
+    workspace = Workspace(find_repo(repo), f"{name}-test")
+    workspace.create()
+    box = DockerSandbox(f"{name}-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
+    try:
+        yield box
+    finally:
+        box.close()
+        workspace.remove()
+
 
 SHAPES = '''"""Shapes."""
 
@@ -439,38 +456,36 @@ def test_own_warning():
 def test_pytest_deprecations_do_not_break_a_project_that_errors_on_warnings(tmp_path, docker_engine):
     # dateutil's config turns warnings into errors; with the newer pytest the sandbox installed, pytest's own
     # notice about a parametrize generator stopped the whole file from collecting.
-    repo = make_repo(tmp_path / "strict", {"pytest.ini": "[pytest]\nfilterwarnings =\n    error\n",
-                                           "tests/test_strict.py": STRICT_TESTS})
-    workspace = Workspace(find_repo(repo), "strict-test")
-    workspace.create()
-    box = DockerSandbox("strict-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
-    try:
+    with own_sandbox(tmp_path, "strict", {"pytest.ini": "[pytest]\nfilterwarnings =\n    error\n",
+                                          "tests/test_strict.py": STRICT_TESTS}) as box:
         result = box.run_tool("run_tests", {"selection": ["tests/test_strict"]}, 60)
         assert result.output.startswith("tests/test_strict is read as tests/test_strict.py.")
         assert result.details["summary"]["passed"] == 1, result.output  # collected, despite pytest's notice
         assert result.details["failing"] == ["tests/test_strict.py::test_own_warning"]  # the project's own still fail
         dotted = box.run_tool("run_tests", {"selection": ["tests.test_strict::test_ok"]}, 60)
         assert dotted.success and "tests.test_strict is read as tests/test_strict.py." in dotted.output
-    finally:
-        box.close()
-        workspace.remove()
 
 
 def test_project_addopts_for_a_missing_plugin_are_left_out_and_said(tmp_path, docker_engine):
     # wcwidth's tox.ini adds --cov options; without pytest-cov, pytest exited 4 before running a test.
-    repo = make_repo(tmp_path / "cov", {"tox.ini": "[pytest]\naddopts = --cov=pkg --cov-append\n",
-                                        "tests/test_cov.py": "def test_ok():\n    assert True\n"})
-    workspace = Workspace(find_repo(repo), "cov-test")
-    workspace.create()
-    box = DockerSandbox("cov-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
-    try:
+    with own_sandbox(tmp_path, "cov", {"tox.ini": "[pytest]\naddopts = --cov=pkg --cov-append\n",
+                                       "tests/test_cov.py": "def test_ok():\n    assert True\n"}) as box:
         result = box.run_tool("run_tests", {}, 60)
         assert result.success and result.details["summary"]["passed"] == 1, result.output + result.error
         assert result.output.startswith("pytest: 1 passed")
         assert "unrecognized arguments: --cov=pkg --cov-append), so its addopts were left out" in result.output
-    finally:
-        box.close()
-        workspace.remove()
+
+
+def test_a_src_layout_is_imported_from_the_working_tree(tmp_path, docker_engine):
+    # dateutil keeps its package in src/; its tests imported the copy freezegun had installed, so an edit was
+    # never tested (and that newer copy's deprecation broke collection).
+    with own_sandbox(tmp_path, "srclayout", {"src/omni_src_pkg/__init__.py": "VALUE = 1\n",
+                                             "tests/test_value.py": "import omni_src_pkg\n\n\ndef test_value():\n"
+                                                                    "    assert omni_src_pkg.VALUE == 1\n"}) as box:
+        result = box.run_tool("run_tests", {}, 60)
+        assert result.success and result.details["summary"]["passed"] == 1, result.output + result.error
+        shown = box.run_tool("shell", {"command": "python3 -c 'import omni_src_pkg; print(omni_src_pkg.__file__)'"}, 60)
+        assert shown.success and "/src/omni_src_pkg/__init__.py" in shown.output, shown.error
 
 
 def test_code_escaped_twice_is_read_with_line_breaks_only_when_that_is_what_parses(box):

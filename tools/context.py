@@ -31,6 +31,9 @@ class Context:
         env["GIT_PAGER"] = "cat"
         env["PAGER"] = "cat"
         env["TERM"] = "dumb"
+        src = Path(self.root) / "src"
+        if src.is_dir():  # a src layout: tests and commands import the working tree, not an installed copy
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(src), env.get("PYTHONPATH", "")) if p)
         return env
 
     @staticmethod
