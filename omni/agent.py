@@ -35,7 +35,7 @@ class AgentConfig(BaseModel):
     history_chars: int = Field(40_000, ge=2000, description="older observations are shortened past this")
     replan_after: int = Field(3, ge=1, description="failures on one plan step before replanning")
     max_format_errors: int = Field(3, ge=1, description="unreadable replies in a row before stopping")
-    unstick_temperature: float = Field(0.8, ge=0, le=2, description="temperature of the requests after a refused repeat or an edit that changed nothing")
+    unstick_temperature: float = Field(0.8, ge=0, le=2, description="temperature of the requests after a refused repeat, an edit that changed nothing, or a reply cut off at the token cap")
 
 
 @dataclass
