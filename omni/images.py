@@ -145,7 +145,7 @@ def project_image(client: docker.DockerClient, root: Path, sandbox_tag: str,
         pass
     with tempfile.TemporaryDirectory(prefix="omni-project-") as tmp:
         context = Path(tmp)
-        shutil.copy(data_dir("sandbox") / "Dockerfile.project", context / "Dockerfile.project")
+        (context / "Dockerfile.project").write_text(recipe)
         (context / "project-requirements.txt").write_text("\n".join(reqs) + "\n")
         emit("env_setup", line=f"installing {len(reqs)} project dependencies into {tag}", cached=False)
         _build(client, context, tag, {"SANDBOX_IMAGE": sandbox_tag, **pip_build_args()},

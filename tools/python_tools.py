@@ -179,10 +179,10 @@ class _Replace(cst.CSTTransformer):
         if isinstance(first, Definition) and first.name.value == original.name.value:  # a rewrite of this one
             if not first.decorators and original.decorators:  # models leave the decorators out
                 first = first.with_changes(decorators=original.decorators)
+            if type(first) is type(original):
+                first = _keep_docstring(original, first)
             if isinstance(first, cst.ClassDef) and isinstance(original, cst.ClassDef):
                 first = _keep_left_out_members(original, first)
-            elif isinstance(first, cst.FunctionDef) and isinstance(original, cst.FunctionDef):
-                first = _keep_docstring(original, first)
         if not first.leading_lines and original.leading_lines:
             first = first.with_changes(leading_lines=original.leading_lines)  # keep comments above
         return cst.FlattenSentinel([first, *self.new[1:]])
@@ -209,9 +209,9 @@ def _docstring(statement: cst.BaseStatement) -> bool:
             and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString))
 
 
-def _keep_docstring(original: cst.FunctionDef, new: cst.FunctionDef) -> cst.FunctionDef:
-    """A function rewritten without its docstring keeps the old one. Small models copy a long docstring
-    over and over until the reply is cut off (wcwidth's wcswidth); leaving it out must cost nothing."""
+def _keep_docstring(original: cst.FunctionDef | cst.ClassDef, new: cst.FunctionDef | cst.ClassDef):
+    """A function or class rewritten without its docstring keeps the old one. Small models copy a long
+    docstring over and over until the reply is cut off (wcwidth's wcswidth); leaving it out must cost nothing."""
     if not isinstance(original.body, cst.IndentedBlock) or not isinstance(new.body, cst.IndentedBlock):
         return new
     old_body, new_body = original.body.body, new.body.body
@@ -221,22 +221,20 @@ def _keep_docstring(original: cst.FunctionDef, new: cst.FunctionDef) -> cst.Func
 
 
 def _keep_left_out_members(original: cst.ClassDef, new: cst.ClassDef) -> cst.ClassDef:
-    """A class rewritten by a model often drops what it did not mean to change (a docstring, a class
-    constant, an untouched method). Keep those: the docstring first, attributes before the new body,
-    methods after it. delete_symbol removes a member on purpose."""
+    """A class rewritten by a model often drops what it did not mean to change (a class constant, an
+    untouched method; its docstring is kept by _keep_docstring). Keep those: attributes before the new
+    body, after its docstring, and methods after it. delete_symbol removes a member on purpose."""
     if not isinstance(original.body, cst.IndentedBlock) or not isinstance(new.body, cst.IndentedBlock):
         return new
     old_body, new_body = list(original.body.body), list(new.body.body)
     defined = set().union(*(_names(s) for s in new_body))
-    head = [old_body[0]] if old_body and _docstring(old_body[0]) and not (new_body and _docstring(new_body[0])) else []
     left_out = [s for s in old_body if _names(s) and not _names(s) & defined]
-    if not head and not left_out:
+    if not left_out:
         return new
+    head = new_body[:1] if new_body and _docstring(new_body[0]) else []
     attributes = [s for s in left_out if not isinstance(s, Definition)]
     methods = [s for s in left_out if isinstance(s, Definition)]
-    if new_body and _docstring(new_body[0]):
-        head, new_body = [new_body[0]], new_body[1:]
-    return new.with_changes(body=new.body.with_changes(body=[*head, *attributes, *new_body, *methods]))
+    return new.with_changes(body=new.body.with_changes(body=[*head, *attributes, *new_body[len(head):], *methods]))
 
 
 def _not_found(module: cst.Module, symbol: str, path: str) -> ToolError:
