@@ -16,12 +16,12 @@ pytestmark = pytest.mark.docker
 
 
 @contextlib.contextmanager
-def own_sandbox(tmp_path, name: str, files: dict[str, str]):
+def own_sandbox(tmp_path, name: str, files: dict[str, str], **options):
     """A Docker sandbox over a repo of its own, for tests whose project config would disturb the shared one."""
     repo = make_repo(tmp_path / name, files)
     workspace = Workspace(find_repo(repo), f"{name}-test")
     workspace.create()
-    box = DockerSandbox(f"{name}-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
+    box = DockerSandbox(f"{name}-test", workspace.path, repo / ".git", SandboxConfig(project_env=False), **options)
     try:
         yield box
     finally:
@@ -418,13 +418,8 @@ def test_shell_exit_codes(box):
 
 
 def test_non_python_repo_with_a_test_command(tmp_path, docker_engine):
-    repo = make_repo(tmp_path / "js", {"check.sh": "grep -q 'return 2' lib.sh && echo 'all good'\n",
-                                        "lib.sh": "f() { return 1; }\n"})
-    workspace = Workspace(find_repo(repo), "js-test")
-    workspace.create()
-    box = DockerSandbox("js-test", workspace.path, repo / ".git", SandboxConfig(project_env=False),
-                        test_command="bash check.sh")
-    try:
+    with own_sandbox(tmp_path, "js", {"check.sh": "grep -q 'return 2' lib.sh && echo 'all good'\n",
+                                      "lib.sh": "f() { return 1; }\n"}, test_command="bash check.sh") as box:
         failing = box.run_tool("run_tests", {}, 60)
         assert failing.failure == "tests_failed" and "exited 1" in failing.error
         assert box.run_tool("replace_in_file", {"path": "lib.sh", "old_text": "return 1", "new_text": "return 2"},
@@ -432,9 +427,6 @@ def test_non_python_repo_with_a_test_command(tmp_path, docker_engine):
         passing = box.run_tool("run_tests", {}, 60)
         assert passing.success and "all good" in passing.output
         assert "lib.sh:1:" in box.run_tool("search", {"pattern": "return"}, 30).output
-    finally:
-        box.close()
-        workspace.remove()
 
 
 STRICT_TESTS = """import warnings
