@@ -219,9 +219,11 @@ def shell(ctx: Context, command: str, timeout: int = 120) -> dict:
                       "were killed", failure="timeout", **extra)
     if done.cancelled:
         return result(False, done.output, error="interrupted by the user", failure="command_failed", **extra)
-    if done.exit_code in (-9, 137):
-        return result(False, done.output, error="killed by SIGKILL: most likely it ran out of memory (the sandbox "
-                      "has a memory limit); use less memory or process less data at once",
+    if done.killed_by == "watch":
+        return result(False, done.output, error=done.watch_note, failure="workspace_full", **extra)
+    if done.exit_code in (-9, 137):  # omni did not kill it (its own kills are said above)
+        return result(False, done.output, error="killed by SIGKILL, not by omni: most likely it ran out of memory "
+                      "(the sandbox has a memory limit); use less memory or process less data at once",
                       failure="command_failed", killed=True, **extra)
     if done.exit_code != 0:
         return result(False, done.output, error=f"exit code {done.exit_code}", failure="command_failed", **extra)

@@ -1,5 +1,9 @@
 """Run one process for a tool: argv (no shell unless asked), stdin closed, its own process group,
-killed as a group at the timeout or on cancel, output capped while reading (head and tail kept)."""
+killed as a group at the timeout or on cancel, output capped while reading (head and tail kept).
+
+The end of output is not the end of the process: a command closes its pipe and exits a moment later,
+and on a busy machine that moment can be long. So after end of output the runner waits for the exit
+(bounded by the timeout), and kills only what is still alive. `killed_by` says when omni killed it."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from dataclasses import dataclass
 
 DEFAULT_CAP = 256 * 1024  # bytes kept per command: half head, half tail
 EXIT_GRACE = 0.5  # seconds to keep reading after exit, for a background child holding the pipe
+POLL_S = 0.05
 
 
 @dataclass
@@ -23,6 +28,33 @@ class Completed:
     timed_out: bool
     cancelled: bool
     duration_s: float
+    killed_by: str | None = None  # "timeout", "cancel" or "watch" when omni killed the command
+    watch_note: str = ""  # what the watch callback said when it stopped the command
+
+
+class _Output:
+    """Head and tail of a stream, with the count of bytes dropped between them."""
+
+    def __init__(self, cap: int):
+        self.half = cap // 2
+        self.head, self.tail, self.elided = bytearray(), bytearray(), 0
+
+    def add(self, chunk: bytes) -> None:
+        if len(self.head) < self.half:
+            take = self.half - len(self.head)
+            self.head += chunk[:take]
+            chunk = chunk[take:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > self.half:
+                self.elided += len(self.tail) - self.half
+                del self.tail[: len(self.tail) - self.half]
+
+    def text(self) -> str:
+        body = self.head.decode("utf-8", "replace")
+        if self.elided:
+            body += f"\n[... {self.elided} bytes elided ...]\n"
+        return body + self.tail.decode("utf-8", "replace")
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -43,23 +75,18 @@ def run(
     env: dict[str, str] | None = None,
     cap: int = DEFAULT_CAP,
     cancelled: Callable[[], bool] = lambda: False,
+    watch: Callable[[], str] | None = None,
 ) -> Completed:
+    """`watch`, if given, is asked about once a second while the command runs; a non-empty answer stops
+    the command (the workspace grew past its limit, for example) and is kept as `watch_note`."""
     start = time.monotonic()
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    head = bytearray()
-    tail = bytearray()
-    half = cap // 2
-    elided = 0
-    timed_out = was_cancelled = False
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    out = _Output(cap)
+    killed_by, note = None, ""
     exited_at: float | None = None
+    open_pipe = True
+    next_watch = start + 1.0
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
     fd = proc.stdout.fileno()
@@ -67,37 +94,38 @@ def run(
         while True:
             now = time.monotonic()
             if now - start > timeout:
-                timed_out = True
+                killed_by = "timeout"
                 break
             if cancelled():
-                was_cancelled = True
+                killed_by = "cancel"
                 break
+            if watch is not None and now >= next_watch:
+                next_watch = now + 1.0
+                note = watch()
+                if note:
+                    killed_by = "watch"
+                    break
             if exited_at is None and proc.poll() is not None:
                 exited_at = now
-            if exited_at is not None and now - exited_at > EXIT_GRACE:
-                break
-            if not sel.select(timeout=0.05):
+            if exited_at is not None and (not open_pipe or now - exited_at > EXIT_GRACE):
+                break  # exited, and its output is read (or a background child still holds the pipe)
+            if not open_pipe:
+                time.sleep(POLL_S)  # output ended; the process has not exited yet: wait for it
+                continue
+            if not sel.select(timeout=POLL_S):
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:
-                break
-            if len(head) < half:
-                take = half - len(head)
-                head += chunk[:take]
-                chunk = chunk[take:]
-            if chunk:
-                tail += chunk
-                if len(tail) > half:
-                    elided += len(tail) - half
-                    del tail[: len(tail) - half]
+                open_pipe = False
+                sel.unregister(proc.stdout)
+                continue
+            out.add(chunk)
     finally:
         sel.close()
-        _kill_group(proc)  # whatever is left of the group: a timeout, a cancel, a background child
+        _kill_group(proc)  # only what is left of the group: a timeout, a cancel, a background child
         proc.stdout.close()
         proc.wait()
-    body = head.decode("utf-8", "replace")
-    if elided:
-        body += f"\n[... {elided} bytes elided ...]\n"
-    body += tail.decode("utf-8", "replace")
-    code = None if (timed_out or was_cancelled) else proc.returncode
-    return Completed(code, body, elided, timed_out, was_cancelled, time.monotonic() - start)
+    # The leader's own status stands when it exited before omni killed anything.
+    code = None if killed_by in ("timeout", "cancel") else proc.returncode
+    return Completed(code, out.text(), out.elided, killed_by == "timeout", killed_by == "cancel",
+                     time.monotonic() - start, killed_by, note)
