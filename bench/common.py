@@ -24,7 +24,7 @@ def timed(fn: Callable[[], object], repeat: int) -> list[float]:
 
 
 def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.1f} ms"
+    return f"{seconds * 1000:.3f} ms" if seconds < 0.001 else f"{seconds * 1000:.1f} ms"
 
 
 def report(title: str, ours_label: str, ours: list[float], base_label: str, base: list[float],
