@@ -11,10 +11,11 @@ from pathlib import Path
 from omni import __version__
 from omni.errors import EXIT_CODES, ForceQuit, OmniError, UsageError
 
-SUBCOMMANDS = ("sandbox", "runs", "show", "diff", "apply", "undo", "config", "plan", "run")
+SUBCOMMANDS = ("sandbox", "runs", "show", "diff", "apply", "undo", "config", "trust", "plan", "run")
 EPILOG = """subcommands:
   omni sandbox build|clean    build the sandbox image (--offline-base: without a registry) / remove stale ones
   omni config                 the effective configuration and where each value comes from
+  omni trust                  allow this repo's .omni/config.toml (its current content) to weaken isolation
   omni runs | show RUN | diff RUN | apply RUN | undo RUN     past runs
   omni plan GOAL --spec F     write a YAML task spec;  omni run F   execute one
 
@@ -49,12 +50,16 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     s.add_argument("--image", help="sandbox image")
     s.add_argument("--base-image", help="base image if the sandbox image must be built")
     s.add_argument("--test-command", help="the repo's test command, if not pytest")
+    s.add_argument("--max-workspace-mb", type=int, help="MiB the workspace may grow by before the run stops (1024)")
     g = p.add_argument_group("finishing")
     g.add_argument("--no-review", dest="review", action="store_false", default=None,
                    help="skip the reviewer call at finish (validation still runs)")
     g.add_argument("--max-refinements", type=int, help="times the gate sends work back before flagging (2)")
     u = p.add_argument_group("interaction")
-    u.add_argument("--yes", "-y", action="store_true", default=None, help="never prompt; apply the result")
+    u.add_argument("--yes", "-y", action="store_true", default=None,
+                   help="never prompt; apply the result, unless it changes instruction or config files")
+    u.add_argument("--yes-all", action="store_true", default=None,
+                   help="like --yes, and also apply a result that changes AGENTS.md, .omni/ and the like")
     u.add_argument("--json", action="store_true", help="JSONL events on stdout; human output on stderr")
     u.add_argument("--verbose", "-v", action="store_true", default=None, help="stream the model's text")
 
@@ -62,7 +67,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
 SETTING_FLAGS = ("model", "planner_model", "base_url", "api_key", "tool_mode", "tools", "max_tokens", "stream",
                  "request_timeout",
                  "max_steps", "max_cost", "timeout", "sandbox", "network", "image", "base_image", "test_command",
-                 "review", "max_refinements", "yes", "verbose")
+                 "review", "max_refinements", "max_workspace_mb", "yes", "yes_all", "verbose")
 
 
 def run_parser() -> argparse.ArgumentParser:
@@ -79,7 +84,7 @@ def run_parser() -> argparse.ArgumentParser:
 
 
 def check_limits(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    for name in ("max_steps", "max_tokens"):
+    for name in ("max_steps", "max_tokens", "max_workspace_mb"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     for name in ("max_cost", "timeout", "request_timeout"):

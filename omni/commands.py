@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 
+from omni import hostgit, trust
 from omni.errors import UsageError
 from omni.workspace import apply_to_user_tree, find_repo
 
@@ -59,11 +59,27 @@ def _config(args) -> int:
     from omni.cli import SETTING_FLAGS
 
     repo = find_repo((args.repo or Path.cwd()).resolve())
-    effective, sources = settings.load(dict.fromkeys(SETTING_FLAGS), Path(repo.working_tree_dir))
+    effective, sources = settings.load(dict.fromkeys(SETTING_FLAGS), Path(repo.working_tree_dir),
+                                       check_trust=False)
     print(f"# user config file: {settings.user_config_path()}")
     for key, value in effective.model_dump().items():
         shown = "***" if key == "api_key" and value else value
         print(f"{key:<16} = {json.dumps(shown):<36} # {sources[key]}")
+    return 0
+
+
+def _trust(args) -> int:
+    from omni import settings, trust
+
+    root = Path(find_repo((args.repo or Path.cwd()).resolve()).working_tree_dir)
+    path = root / ".omni" / "config.toml"
+    if not path.is_file():
+        raise UsageError(f"{path} does not exist; there is nothing to trust")
+    found = trust.weakening(settings._file_layer(path))
+    value = trust.trust(path)
+    allowed = ", ".join(f"{k} = {json.dumps(v)}" for k, v in found.items()) or "nothing that weakens isolation"
+    print(f"trusted {path} as it is now (sha256 {value[:12]}); it may set {allowed}. "
+          "A change to the file needs `omni trust` again.")
     return 0
 
 
@@ -97,9 +113,9 @@ def main(argv: list[str]) -> int:
                     help="make the base image from Debian packages with debootstrap (no registry needed; root)")
     sb.add_argument("--ca-bundle", default=None, help="CA bundle for builds behind a TLS proxy (else PIP_CERT)")
     sb.add_argument("--tag", default=None, help="image tag")
-    for name in ("config", "runs", "show", "diff", "apply", "undo"):
+    for name in ("config", "trust", "runs", "show", "diff", "apply", "undo"):
         p = sub.add_parser(name)
-        if name not in ("runs", "config"):
+        if name not in ("runs", "config", "trust"):
             p.add_argument("run", help="run id (or a unique prefix)")
         p.add_argument("--repo", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -108,6 +124,8 @@ def main(argv: list[str]) -> int:
         return _sandbox(args)
     if args.command == "config":
         return _config(args)
+    if args.command == "trust":
+        return _trust(args)
     if args.command == "runs":
         _, runs = _runs_dir(args.repo)
         folders = sorted(runs.iterdir()) if runs.is_dir() else []
@@ -127,13 +145,16 @@ def main(argv: list[str]) -> int:
     s = _summary(folder)
     files = [f["path"] for f in s.get("changed_files", [])]
     if args.command == "apply":
-        result = apply_to_user_tree(root, s.get("seed", ""), patch, files)
+        steering = trust.steering_files(files)
+        if steering:
+            print(f"note: this diff changes {', '.join(steering)}, which later runs or your tools read as "
+                  "instructions or config", file=sys.stderr)
+        result = apply_to_user_tree(root, s.get("seed", ""), patch, files, patch_path=str(folder / "diff.patch"))
     else:  # undo: the files must still be exactly as the run left them
-        tip = subprocess.run(["git", "rev-parse", "--verify", "--quiet", s.get("branch", "")], cwd=root,
-                             capture_output=True, text=True, check=False).stdout.strip()
+        tip = hostgit.text(["rev-parse", "--verify", "--quiet", s.get("branch", "")], root, check=False).strip()
         if not tip:
             raise UsageError(f"the run's branch {s.get('branch')} is gone; undo by hand: "
                              f"git apply -R {folder / 'diff.patch'}")
-        result = apply_to_user_tree(root, tip, patch, files, reverse=True)
+        result = apply_to_user_tree(root, tip, patch, files, reverse=True, patch_path=str(folder / "diff.patch"))
     print(result.message)
     return 0 if result.applied else 1

@@ -81,6 +81,21 @@ class FinishGate:
                 found[(match["path"], match["rest"])] += 1
         return found
 
+    def _new_lint(self) -> list[str]:
+        """Lint problems the run added. The lint tool compares the changed files with the starting state
+        and says which findings are new; the gate takes that judgment, so a finding the model was told
+        was "there before this run" never fails the gate. Only without it (no per-file comparison) does
+        the gate fall back to its whole-tree baseline."""
+        result = self.sandbox.run_tool("lint", {}, 180)
+        if "new_findings" in result.details:
+            return list(result.details["new_findings"])
+        found: Counter = Counter()
+        for line in result.output.splitlines():
+            match = _LINT_LINE.match(line)
+            if match:
+                found[(match["path"], match["rest"])] += 1
+        return [f"{path}: {rest}" for (path, rest), n in (found - self.base_lint).items() for _ in range(n)]
+
     def baseline(self) -> None:
         self.base_tests = self._tests()
         self.base_lint = self._lint(["."])
@@ -111,8 +126,7 @@ class FinishGate:
         new_failures = sorted(tests.failing - self.base_tests.failing)
         if new_failures:
             problems.append(f"tests that passed before now fail: {', '.join(new_failures[:10])}")
-        lint_now = self._lint(None)
-        new_lint = [f"{path}: {rest}" for (path, rest), n in (lint_now - self.base_lint).items() for _ in range(n)]
+        new_lint = self._new_lint()
         if new_lint:
             problems.append("new lint problems: " + "; ".join(new_lint[:10]))
         for command in self.commands:

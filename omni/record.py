@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,11 +15,15 @@ def new_run_id() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S-") + os.urandom(2).hex()
 
 
+OWNER = "owner.json"  # which omni process writes this record; a later start finds records it left
+
+
 class RunRecord:
     def __init__(self, folder: Path):
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self._events = open(folder / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115 (closed in close())
+        self.write(OWNER, {"pid": os.getpid(), "host": socket.gethostname()})
 
     def emit(self, kind: str, **data: Any) -> None:
         if kind == "model_delta":  # streamed fragments are for the screen; the reply is recorded whole
@@ -27,7 +32,10 @@ class RunRecord:
         self._events.flush()
 
     def write(self, name: str, content: str | dict) -> Path:
-        path = self.folder / name
+        return self.write_file(self.folder / name, content)
+
+    @staticmethod
+    def write_file(path: Path, content: str | dict) -> Path:
         tmp = path.with_suffix(path.suffix + ".tmp")
         text = content if isinstance(content, str) else json.dumps(content, indent=2, default=str)
         tmp.write_text(text, encoding="utf-8")
@@ -36,6 +44,51 @@ class RunRecord:
 
     def close(self) -> None:
         self._events.close()
+
+
+def owner_alive(folder: Path) -> bool:
+    """Whether the omni process that wrote this record still runs (unknown owners count as alive)."""
+    try:
+        owner = json.loads((folder / OWNER).read_text())
+        pid, host = int(owner["pid"]), owner["host"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return True
+    if host != socket.gethostname():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def close_abandoned(runs: Path) -> list[str]:
+    """Give every record whose omni process died mid-run (kill -9, a crash of the machine) a summary
+    that says so; return their ids."""
+    closed = []
+    for folder in sorted(runs.iterdir()) if runs.is_dir() else []:
+        if (folder / "summary.json").exists() or not (folder / OWNER).exists() or owner_alive(folder):
+            continue
+        RunRecord.write_file(folder / "summary.json", {
+            "run_id": folder.name, "goal": _first_goal(folder), "status": "killed", "exit_code": 1,
+            "message": "the omni process ended mid-run (killed or crashed); a later start cleaned up after it",
+            "steps": 0, "applied": False, "changed_files": [], "branch": f"omni/{folder.name}"})
+        closed.append(folder.name)
+    return closed
+
+
+def _first_goal(folder: Path) -> str:
+    try:
+        with open(folder / "events.jsonl", encoding="utf-8") as handle:
+            for line in handle:
+                event = json.loads(line)
+                if event.get("goal"):
+                    return event["goal"]
+    except (OSError, ValueError):
+        pass
+    return "?"
 
 
 class EventBus:

@@ -3,8 +3,11 @@ inside reached through a Unix socket. LocalSandbox: the same tool server on the 
 
 from __future__ import annotations
 
+import grp
 import json
 import os
+import pwd
+import secrets
 import shutil
 import socket
 import subprocess
@@ -17,14 +20,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from omni import images
+from omni import hostgit, images
 from omni.errors import SandboxError, UsageError
 from omni.resources import data_dir
 from omni.results import ToolResult
 
 LABEL = "org.omni.run"
 SOCKET = "tools.sock"
-FALLBACK_UID = 1000  # the container user when omni itself runs as root: never root inside
+# When omni runs as root, the container runs as a uid that no account on this host has, so no other
+# local user shares it (a shared uid could read the server's environment or enter its folder).
+SANDBOX_UIDS = range(61000, 62000)
 NO_DOCKER = (
     "No Docker engine answered ({reason}).\n"
     "omni runs every tool in a Docker container. Install Docker (https://docs.docker.com/engine/install/,\n"
@@ -46,13 +51,16 @@ class SandboxConfig(BaseModel):
     tmp_size: str = Field("1g", description="size of the /tmp tmpfs")
     ca_bundle: str | None = Field(None, description="CA bundle for image builds behind a TLS proxy")
     project_env: bool = Field(True, description="install the repo's dependencies in a cached layer")
+    workspace_limit_mb: int | None = Field(None, description="MiB the workspace may grow by (no file larger)")
 
 
 class ToolClient:
-    """Talks to a tool server over its Unix socket: one request per connection."""
+    """Talks to a tool server over its Unix socket: one request per connection, each carrying the run's
+    secret (the server refuses a request without it)."""
 
-    def __init__(self, socket_path: Path):
+    def __init__(self, socket_path: Path, token: str):
         self.socket_path = socket_path
+        self.token = token
 
     def call(self, name: str, args: dict[str, Any], timeout: float) -> ToolResult:
         started = time.monotonic()
@@ -60,7 +68,7 @@ class ToolClient:
         try:
             conn.settimeout(timeout + 30)  # the server enforces the command timeout itself
             conn.connect(str(self.socket_path))
-            conn.sendall(json.dumps({"tool": name, "args": args}).encode() + b"\n")
+            conn.sendall(json.dumps({"token": self.token, "tool": name, "args": args}).encode() + b"\n")
             data = b""
             while not data.endswith(b"\n"):
                 chunk = conn.recv(1 << 20)
@@ -91,10 +99,48 @@ class ToolClient:
         raise SandboxError(f"the tool server did not start within {limit:.0f}s")
 
 
-def _ipc_dir() -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="omni-ipc-"))
-    os.chmod(folder, 0o777)  # the container user creates its socket here
-    return folder
+RUN_DIR_PREFIX = "omni-run-"
+
+
+class RunDir:
+    """A private folder per run on the host: the tool socket's folder (ipc/, 0700, owned by the user
+    the tool server runs as), the secret that every request must carry, and the sanitized git config
+    the container sees. Its name carries omni's pid, so a later start can remove it after a kill -9."""
+
+    def __init__(self, owner: tuple[int, int] | None = None):
+        self.path = Path(tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-"))  # 0700
+        self.ipc = self.path / "ipc"
+        self.ipc.mkdir(mode=0o700)
+        if owner is not None and owner != (os.getuid(), os.getgid()):
+            os.chown(self.ipc, *owner)
+        self.token = secrets.token_hex(16)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def remove_stale_run_dirs() -> list[str]:
+    """Run folders (and the older omni-ipc-* ones) of omni processes that no longer run."""
+    removed = []
+    for folder in Path(tempfile.gettempdir()).glob("omni-*"):
+        name = folder.name
+        if name.startswith("omni-ipc-"):
+            owner = None  # written before run folders carried a pid: their runs are long gone if stale
+            stale = time.time() - folder.stat().st_mtime > 24 * 3600 or not any(folder.iterdir())
+        elif name.startswith(RUN_DIR_PREFIX):
+            owner = name[len(RUN_DIR_PREFIX):].split("-", 1)[0]
+            stale = not (owner.isdigit() and _pid_alive(int(owner)))
+        else:
+            continue
+        if stale and folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(str(folder))
+    return removed
+
+
+def _server_env(token: str, test_command: str, base_rev: str, limit_bytes: int | None) -> dict[str, str]:
+    return {"OMNI_TOOL_TOKEN": token, "OMNI_TEST_COMMAND": test_command, "OMNI_BASE_REV": base_rev,
+            "OMNI_WORKSPACE_LIMIT": str(limit_bytes or "")}
 
 
 class LocalSandbox:
@@ -102,20 +148,20 @@ class LocalSandbox:
 
     kind = "local"
 
-    def __init__(self, workspace: Path, test_command: str = "", base_rev: str = "HEAD"):
-        self.ipc = _ipc_dir()
+    def __init__(self, workspace: Path, test_command: str = "", base_rev: str = "HEAD",
+                 limit_bytes: int | None = None):
+        self.run_dir = RunDir()
         env = dict(os.environ)
-        env["OMNI_PROJECT_PYTHON"] = shutil.which("python3") or sys.executable
-        env["OMNI_TEST_COMMAND"] = test_command
-        env["OMNI_BASE_REV"] = base_rev
         for key in list(env):  # keys stay out of the tools' reach here too
             if key.endswith(("_API_KEY", "_TOKEN", "_SECRET")):
                 env.pop(key)
+        env["OMNI_PROJECT_PYTHON"] = shutil.which("python3") or sys.executable
+        env.update(_server_env(self.run_dir.token, test_command, base_rev, limit_bytes))
         self.proc = subprocess.Popen(
-            [sys.executable, str(data_dir("tools") / "server.py"), "--socket", str(self.ipc / SOCKET),
+            [sys.executable, str(data_dir("tools") / "server.py"), "--socket", str(self.run_dir.ipc / SOCKET),
              "--root", str(workspace)],
             cwd=workspace, env=env, stdin=subprocess.DEVNULL, start_new_session=True)
-        self.client = ToolClient(self.ipc / SOCKET)
+        self.client = ToolClient(self.run_dir.ipc / SOCKET, self.run_dir.token)
         self.client.wait_ready(lambda: self.proc.poll() is None)
 
     def run_tool(self, name: str, args: dict[str, Any], timeout: float) -> ToolResult:
@@ -124,7 +170,7 @@ class LocalSandbox:
     def close(self) -> None:
         self.proc.kill()
         self.proc.wait()
-        shutil.rmtree(self.ipc, ignore_errors=True)
+        self.run_dir.remove()
 
 
 def docker_client():
@@ -160,6 +206,63 @@ def _chown_tree(root: Path, uid: int) -> None:
         for name in dirnames + filenames:
             if name != ".git" or dirpath != str(root):
                 os.lchown(os.path.join(dirpath, name), uid, uid)
+
+
+def unused_uid() -> int:
+    """A uid (equal to its gid) that no account or group on this host has."""
+    for uid in SANDBOX_UIDS:
+        try:
+            pwd.getpwuid(uid)
+            continue
+        except KeyError:
+            pass
+        try:
+            grp.getgrgid(uid)
+            continue
+        except KeyError:
+            return uid
+    raise SandboxError(f"no free uid in {SANDBOX_UIDS.start}-{SANDBOX_UIDS.stop - 1} for the sandbox user")
+
+
+# The parts of the user's git folder that git inside the container needs to read the run's history.
+GIT_PARTS = ("objects", "refs", "packed-refs", "HEAD", "info", "shallow")
+GIT_CONFIG_KEEP = ("core.repositoryformatversion", "core.bare", "core.filemode", "core.symlinks",
+                   "core.ignorecase", "core.precomposeunicode", "core.logallrefupdates")
+
+
+def sanitized_git_config(git_dir: Path) -> str:
+    """The repository's config with only the keys git needs to read it: no remote URLs (which can
+    hold credentials), no credential helpers, no commands."""
+    listed = hostgit.text(["config", "--file", str(git_dir / "config"), "--list", "-z"], git_dir, check=False)
+    sections: dict[str, list[str]] = {}
+    for entry in filter(None, listed.split("\0")):
+        key, _, value = entry.partition("\n")
+        if key in GIT_CONFIG_KEEP or key.startswith("extensions."):
+            section, _, name = key.partition(".")
+            sections.setdefault(section, []).append(f"\t{name} = {json.dumps(value)}")
+    return "".join(f"[{section}]\n" + "\n".join(lines) + "\n" for section, lines in sections.items())
+
+
+def git_mounts(workspace: Path, git_dir: Path, run_dir: Path) -> dict[str, dict[str, str]]:
+    """Read-only mounts of what git in the container needs, at the paths the worktree names: the
+    objects, refs and HEAD, this worktree's own admin folder, and a config without secrets. Not the
+    rest of the user's .git (FETCH_HEAD, logs, modules/ and the real config can hold remote URLs)."""
+    pointer = workspace / ".git"
+    mounts = {str(pointer): {"bind": "/workspace/.git", "mode": "ro"}} if pointer.is_file() else {}
+    if not git_dir.is_dir():
+        return mounts
+    for part in GIT_PARTS:
+        if (git_dir / part).exists():
+            mounts[str(git_dir / part)] = {"bind": str(git_dir / part), "mode": "ro"}
+    if pointer.is_file():
+        admin = Path(pointer.read_text().split("gitdir:", 1)[-1].strip())
+        if admin.is_dir():
+            mounts[str(admin)] = {"bind": str(admin), "mode": "ro"}
+    config = run_dir / "gitconfig"
+    config.write_text(sanitized_git_config(git_dir))
+    config.chmod(0o644)
+    mounts[str(config)] = {"bind": str(git_dir / "config"), "mode": "ro"}
+    return mounts
 
 
 def _pid_alive(pid: int) -> bool:
@@ -201,6 +304,8 @@ class DockerSandbox:
     def __init__(self, run_id: str, workspace: Path, git_dir: Path, config: SandboxConfig,
                  emit: Callable[..., None] = lambda *a, **k: None, test_command: str = "", base_rev: str = "HEAD",
                  client=None):
+        from docker.types import Ulimit
+
         self.client = client or docker_client()
         for name in remove_stale(self.client):
             emit("sandbox", line=f"removed stale sandbox {name}")
@@ -209,25 +314,23 @@ class DockerSandbox:
         if config.project_env:
             image = self._project_image(workspace, image, emit)
         self.workspace = workspace
-        self.ipc = _ipc_dir()
         self.owner = self._container_user(workspace)
         uid = self.owner[0]
+        self.run_dir = RunDir(self.owner)
         project_python = "/opt/project/bin/python"
         volumes = {
             str(workspace): {"bind": "/workspace", "mode": "rw"},
             str(data_dir("tools")): {"bind": "/omni/tools", "mode": "ro"},
-            str(self.ipc): {"bind": "/omni/ipc", "mode": "rw"},
-            str(git_dir): {"bind": str(git_dir), "mode": "ro"},
+            str(self.run_dir.ipc): {"bind": "/omni/ipc", "mode": "rw"},
+            **git_mounts(workspace, git_dir, self.run_dir.path),
         }
-        if (workspace / ".git").is_file():  # the worktree's pointer file: read-only too
-            volumes[str(workspace / ".git")] = {"bind": "/workspace/.git", "mode": "ro"}
+        limit = config.workspace_limit_mb * 2**20 if config.workspace_limit_mb else None
         environment = {
             "HOME": "/tmp",
             "PATH": "/opt/project/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             "OMNI_PROJECT_PYTHON": project_python if image.startswith("omni-project:") else
             "/opt/omni-tools/bin/python",
-            "OMNI_TEST_COMMAND": test_command,
-            "OMNI_BASE_REV": base_rev,
+            **_server_env(self.run_dir.token, test_command, base_rev, limit),
             "PYTHONDONTWRITEBYTECODE": "1",
             "GIT_CONFIG_COUNT": "1",
             "GIT_CONFIG_KEY_0": "safe.directory",
@@ -251,6 +354,7 @@ class DockerSandbox:
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 pids_limit=config.pids,
+                ulimits=[Ulimit(name="fsize", soft=limit, hard=limit)] if limit else None,
                 mem_limit=config.memory,
                 memswap_limit=config.memory,
                 nano_cpus=int(config.cpus * 1e9),
@@ -259,8 +363,9 @@ class DockerSandbox:
                 tty=False,
             )
         except Exception as exc:
+            self.run_dir.remove()
             raise SandboxError(f"could not start the sandbox container: {exc}") from exc
-        self.client_tools = ToolClient(self.ipc / SOCKET)
+        self.client_tools = ToolClient(self.run_dir.ipc / SOCKET, self.run_dir.token)
         try:
             self.client_tools.wait_ready(self._alive)
         except SandboxError as exc:
@@ -288,8 +393,9 @@ class DockerSandbox:
         uid, gid = os.getuid(), os.getgid()
         if uid != 0:
             return uid, gid  # files the agent creates belong to the user
-        _chown_tree(workspace, FALLBACK_UID)  # root user: hand the copy to a plain uid for the run
-        return FALLBACK_UID, FALLBACK_UID
+        uid = unused_uid()  # root user: hand the copy to a uid of its own for the run
+        _chown_tree(workspace, uid)
+        return uid, uid
 
     def give_back(self) -> None:
         """After host-side git rewrote files (/undo), hand them to the container user again."""
@@ -310,4 +416,4 @@ class DockerSandbox:
             pass
         if os.getuid() == 0 and self.workspace.exists():  # give the copy back to its owner
             _chown_tree(self.workspace, 0)
-        shutil.rmtree(self.ipc, ignore_errors=True)
+        self.run_dir.remove()

@@ -11,21 +11,25 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from omni import instructions
+from rich.markup import escape
+
+from omni import instructions, trust
 from omni.agent import Agent, AgentConfig, Outcome
 from omni.briefing import failing_tests, named_code
 from omni.config import resolve_models
-from omni.errors import EXIT_CODES, ForceQuit, ModelError, SandboxError, UsageError
+from omni.errors import EXIT_CODES, ForceQuit, ModelError, SandboxError, StopRun, UsageError
 from omni.examples import GoalExamples
 from omni.gate import FinishGate
 from omni.prompts import Prompts
-from omni.record import EventBus, RunRecord, new_run_id
+from omni.hostgit import GitError
+from omni.record import EventBus, RunRecord, close_abandoned, new_run_id
 from omni.sandbox import DockerSandbox, LocalSandbox, SandboxConfig, docker_client
 from omni.settings import Settings
 from omni.steering import InterruptHandler, TerminalSteering
 from omni.toolbox import Toolbox
 from omni.ui import ConsoleUI, JsonLines, NoUser, TerminalAnswers
-from omni.workspace import Workspace, apply_to_user_tree, ensure_omni_dir, find_repo
+from omni.workspace import (Workspace, WorkspaceTooLarge, apply_to_user_tree, ensure_omni_dir, find_repo,
+                            remove_abandoned_worktrees)
 
 
 @dataclass
@@ -40,7 +44,7 @@ class RunRequest:
 
 
 def sandbox_config(s: Settings) -> SandboxConfig:
-    config = SandboxConfig(network=s.network)
+    config = SandboxConfig(network=s.network, workspace_limit_mb=s.max_workspace_mb)
     return config.model_copy(update={k: v for k, v in (("image", s.image), ("base_image", s.base_image)) if v})
 
 
@@ -63,13 +67,16 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
     ui = ConsoleUI(stream=sys.stderr if request.json else sys.stdout, verbose=s.verbose, live=interactive)
     run_id = new_run_id()
     ensure_omni_dir(root)
+    left_behind = cleanup_after_killed_runs(root)  # before this run's own record exists
     record = RunRecord(root / ".omni" / "runs" / run_id)
     events = EventBus(record, ui, *([JsonLines()] if request.json else []))
+    if left_behind:
+        events.emit("sandbox", line=left_behind)
     answers = TerminalAnswers(ui) if interactive else NoUser(prompts.render("no_user"))
     text, loaded = instructions.load(root, Path.cwd())
     if request.history:
         text += ("\n\n" if text else "") + "Earlier goals in this session:\n" + "\n".join(request.history)
-    workspace = Workspace(repo, run_id)
+    workspace = Workspace(repo, run_id, s.max_workspace_mb * 2**20)
     started = time.monotonic()
     status, message, outcome, sandbox = "failed", "", None, None
     handler = InterruptHandler() if interactive else None
@@ -83,7 +90,7 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
         else:
             events.emit("warning", message="--sandbox local: tools run on this machine without a container "
                         "or any isolation (on a copy of the repo in .omni/worktrees)")
-            sandbox = LocalSandbox(workspace.path, s.test_command, workspace.seed)
+            sandbox = LocalSandbox(workspace.path, s.test_command, workspace.seed, s.max_workspace_mb * 2**20)
         warm.join()
         from omni.model import ChatModel
 
@@ -102,7 +109,21 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
         config = AgentConfig(max_steps=s.max_steps, max_cost=s.max_cost, timeout=s.timeout)
 
         def checkpoint(action, result):
-            workspace.checkpoint(action.compact(70))
+            try:
+                left_out = workspace.checkpoint(action.compact(70))
+            except GitError as exc:  # what the model wrote cannot be committed: the run ends, said plainly
+                raise StopRun("failed", f"the step's changes could not be recorded: {exc}") from None
+            except WorkspaceTooLarge:  # the record keeps what the step itself said before the run stops
+                events.emit("warning", message=f"{action.name}: {result.error or result.output[:300]}",
+                            failure=result.failure)
+                raise
+            if left_out:  # the model is told in this step's observation, the user in the log
+                note = nested_repos_note(left_out)
+                if result.success:
+                    result.output += "\n\n" + note
+                else:
+                    result.error += "\n\n" + note
+                events.emit("warning", message=note)
 
         def undo() -> str:
             said = workspace.undo_last()
@@ -134,6 +155,8 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
         status, message = "model_error", str(exc)
     except SandboxError as exc:
         status, message = "sandbox_error", str(exc)
+    except GitError as exc:  # the worktree could not be made or committed: said, not a traceback
+        status, message = "failed", str(exc)
     except (KeyboardInterrupt, ForceQuit):
         status, message = "interrupted", "interrupted by the user"
     except Exception as exc:  # a bug in omni: recorded, the workspace cleaned up, then reported by the CLI
@@ -154,35 +177,97 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
             if handler:
                 handler.__exit__()
             signal.signal(signal.SIGINT, previous)
+    status = summary.get("status", status)  # saving the result can still fail the run
     return EXIT_CODES.get(status, 0 if status == "planned" else 1), summary
+
+
+def cleanup_after_killed_runs(root: Path) -> str:
+    """What earlier omni processes killed mid-run left behind: containers (removed when the sandbox
+    starts), private run folders, worktrees, and records without a summary."""
+    from omni.sandbox import remove_stale_run_dirs
+
+    dirs = remove_stale_run_dirs()
+    closed = close_abandoned(root / ".omni" / "runs")
+    trees = remove_abandoned_worktrees(root)
+    parts = [f"{len(closed)} run record(s) marked killed ({', '.join(closed)})" if closed else "",
+             f"{len(trees)} worktree(s) removed" if trees else "",
+             f"{len(dirs)} private run folder(s) removed" if dirs else ""]
+    said = "; ".join(p for p in parts if p)
+    return f"cleaned up after runs that were killed: {said}" if said else ""
+
+
+def nested_repos_note(paths: list[str]) -> str:
+    return (f"note: {', '.join(p + '/' for p in paths)} became a git repository of its own (it has a .git); "
+            "omni leaves such folders out of the run's result, so nothing in them will be applied. Do not "
+            "create repositories inside the workspace.")
+
+
+def _save(workspace: Workspace, record: RunRecord, goal: str) -> tuple[str, list, str]:
+    """Commit the run's result and write diff.patch: (diff, numstat rows, why it could not be saved)."""
+    try:
+        diff = workspace.snapshot(f"omni: {goal[:60]}")
+        rows = workspace.numstat()
+    except WorkspaceTooLarge as exc:
+        return "", [], str(exc)
+    except GitError as exc:  # the worktree stays, so its files can still be looked at
+        workspace.keep = True
+        return "", [], (f"the run's result could not be saved: {exc}. Its files are left in {workspace.path}; "
+                        f"remove it with `git worktree remove --force {workspace.path}`")
+    record.write("diff.patch", diff)
+    return diff, rows, ""
+
+
+def _apply(workspace, ui, interactive, s, diff, rows) -> tuple[bool, str]:
+    """Offer the diff (or apply it under --yes); a diff that changes instruction or config files is
+    called out, and --yes alone does not apply it."""
+    steering = trust.steering_files([r[0] for r in rows])
+    if s.yes and steering and not s.yes_all:
+        return False, (f"held back: the diff changes {', '.join(steering)}, which later runs or your tools read "
+                       "as instructions or config; --yes does not apply that (review it with `omni diff`, then "
+                       "`omni apply`, or pass --yes-all)")
+    wants = s.yes or s.yes_all
+    if not wants and interactive:
+        ui.pause()
+        ui.print(escape(_change_list(rows, steering)))
+        wants = ui.console.input("Apply these changes to your working tree? \\[y/N] ").strip().lower() in ("y", "yes")
+    if not wants:
+        return False, ""
+    result = apply_to_user_tree(workspace.user_root, workspace.seed, diff, [r[0] for r in rows])
+    return result.applied, result.message
+
+
+def _change_list(rows, steering: list[str]) -> str:
+    lines = [f"  {name}  +{added} -{removed}" for name, added, removed in rows]
+    if steering:
+        lines.append(f"  note: {', '.join(steering)} steer later runs or your tools (instructions, config); "
+                     "check them before you apply")
+    return f"The run changed {len(rows)} file(s):\n" + "\n".join(lines)
 
 
 def finish(workspace, record, events, ui, interactive, s, goal, status, message, outcome: Outcome | None,
            wall, run_id) -> dict:
-    diff, rows = "", []
-    if workspace.seed:
-        diff = workspace.snapshot(f"omni: {goal[:60]}")
-        rows = workspace.numstat()
-        record.write("diff.patch", diff)
+    diff, rows, not_saved = ("", [], "") if not workspace.seed else _save(workspace, record, goal)
+    if not_saved:
+        status, message = ("sandbox_error" if "workspace grew" in not_saved else "failed"), not_saved
     applied, apply_note = False, ""
     if status == "finished" and diff.strip():
-        ui.pause()
-        wants = s.yes or (interactive and ui.console.input(
-            f"Apply the changes to {len(rows)} file(s) to your working tree? [y/N] ").strip().lower() in ("y", "yes"))
-        if wants:
-            result = apply_to_user_tree(workspace.user_root, workspace.seed, diff, [r[0] for r in rows])
-            applied, apply_note = result.applied, result.message
+        applied, apply_note = _apply(workspace, ui, interactive, s, diff, rows)
     summary = {
         "run_id": run_id, "goal": goal, "status": status, "message": message,
         "exit_code": EXIT_CODES.get(status, 1), "steps": outcome.steps if outcome else 0,
         "usage": outcome.usage.model_dump() if outcome else {}, "wall_s": round(wall, 2),
         "changed_files": [{"path": p, "added": a, "removed": r} for p, a, r in rows],
         "branch": workspace.branch, "seed": workspace.seed, "applied": applied, "apply_note": apply_note,
+        "steering_files": trust.steering_files([r[0] for r in rows]),
+        "left_out": [p + "/" for p in workspace.left_out],
         "assumptions": outcome.assumptions if outcome else [], "tests": outcome.tests if outcome else "",
         "plan": [st.model_dump() for st in outcome.plan.steps] if outcome and outcome.plan else [],
     }
     record.write("summary.json", summary)
-    if workspace.seed:
-        workspace.remove()
+    if workspace.seed and workspace.path.exists() and not workspace.keep:
+        try:
+            workspace.remove()
+        except GitError as exc:
+            events.emit("warning", message=f"the worktree {workspace.path} could not be removed: {exc}")
     events.emit("summary", **summary, record=str(record.folder))
     return summary

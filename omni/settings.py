@@ -11,6 +11,7 @@ from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from omni import trust
 from omni.errors import UsageError
 
 
@@ -39,7 +40,9 @@ class Settings(BaseModel):
     test_command: str = ""
     review: bool = Field(True, description="ask the planner model to review the diff at finish")
     max_refinements: int = Field(2, ge=0, description="times the gate sends work back before flagging")
-    yes: bool = False
+    max_workspace_mb: int = Field(1024, ge=1, description="MiB the workspace may grow by before the run stops")
+    yes: bool = Field(False, description="never prompt; apply the result (not a diff that changes instruction files)")
+    yes_all: bool = Field(False, description="like yes, and apply a diff that changes instruction or config files")
     verbose: bool = False
 
 
@@ -92,13 +95,22 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
 
 
 def load(flags: dict[str, Any], repo_root: Path | None, env: Mapping[str, str] = os.environ,
-         ) -> tuple[Settings, dict[str, str]]:
-    """The effective settings and, for each key, where its value came from."""
+         check_trust: bool = True) -> tuple[Settings, dict[str, str]]:
+    """The effective settings and, for each key, where its value came from. A repository's config file
+    that weakens isolation is refused unless trusted (omni/trust.py); with check_trust=False its
+    weakening keys are left out and their source says why (for `omni config`)."""
     layers: list[tuple[str, dict[str, Any]]] = [("user config " + str(user_config_path(env)),
                                                  _file_layer(user_config_path(env)))]
+    untrusted: dict[str, Any] = {}
     if repo_root is not None:
         repo_file = repo_root / ".omni" / "config.toml"
-        layers.append(("repo config " + str(repo_file), _file_layer(repo_file)))
+        data = _file_layer(repo_file)
+        if check_trust:
+            trust.check_project_layer(repo_file, data)
+        elif data and not trust.is_trusted(repo_file):
+            untrusted = trust.weakening(data)
+            data = {k: v for k, v in data.items() if k not in untrusted}
+        layers.append(("repo config " + str(repo_file), data))
     layers.append(("environment", _env_layer(env)))
     layers.append(("flag", _check({k: v for k, v in flags.items() if v is not None}, "the command line")))
     merged: dict[str, Any] = {}
@@ -107,4 +119,6 @@ def load(flags: dict[str, Any], repo_root: Path | None, env: Mapping[str, str] =
         for key, value in data.items():
             merged[key] = value
             sources[key] = name
+    for key, value in untrusted.items():
+        sources[key] += f"; the repo config's {key} = {value!r} is refused: not trusted (`omni trust`)"
     return Settings.model_validate(merged), sources

@@ -5,13 +5,13 @@ F's state copy (<name>.state.yaml) so a later `omni run F` resumes at the first 
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
+from omni import hostgit
 from omni import spec as specs
 from omni.config import resolve_models
 from omni.errors import UsageError
@@ -52,8 +52,7 @@ def plan_spec(args, settings, console: Console) -> int:
     if args.spec.exists() and not args.force:
         raise UsageError(f"{args.spec} exists; pass --force to overwrite it")
     repo = find_repo((args.repo or Path.cwd()).resolve())
-    files = subprocess.run(["git", "ls-files"], cwd=repo.working_tree_dir, capture_output=True, text=True,
-                           check=False).stdout.splitlines()[:60]
+    files = hostgit.text(["ls-files"], Path(repo.working_tree_dir), check=False).splitlines()[:60]
     prompts = Prompts()
     _, planner = _models(settings)
     messages = [{"role": "user", "content": prompts.render("spec_plan", goal=args.goal, files=files)}]

@@ -4,18 +4,24 @@ until the user agrees to apply the result."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import git
 
-from omni.errors import UsageError
+from omni import hostgit
+from omni.errors import SandboxError, UsageError
 
 IDENTITY = ["-c", "user.name=omni", "-c", "user.email=omni@localhost", "-c", "commit.gpgsign=false"]
+OMNI_DIR = ".omni"
+# Run data stays out of git; a team's shared .omni/config.toml does not.
+OMNI_GITIGNORE = ("# omni's run data; not part of the project (config.toml may be committed)\n"
+                  "runs/\nworktrees/\n.gitignore\n")
 
 
 def find_repo(path: Path) -> git.Repo:
@@ -29,13 +35,41 @@ def find_repo(path: Path) -> git.Repo:
 
 
 def ensure_omni_dir(root: Path) -> Path:
-    """<repo>/.omni, ignored by git through its own .gitignore (the user's files are not touched)."""
-    folder = root / ".omni"
+    """<repo>/.omni, its run data ignored by git through its own .gitignore (the user's files are not
+    touched). An old ignore-everything .gitignore is narrowed, so the config can be committed."""
+    folder = root / OMNI_DIR
     folder.mkdir(exist_ok=True)
     ignore = folder / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# omni's run records and worktrees; not part of the project\n*\n")
+    if not ignore.exists() or ignore.read_text().strip().endswith("\n*"):
+        ignore.write_text(OMNI_GITIGNORE)
     return folder
+
+
+class WorkspaceTooLarge(SandboxError):
+    """The worktree grew past its size limit; nothing of it is committed."""
+
+
+@dataclass
+class TreeScan:
+    """What a walk of the worktree found: its size, and folders that are git repositories of their own."""
+
+    size: int
+    nested_repos: list[str]
+
+
+def scan_tree(root: Path) -> TreeScan:
+    size, nested = 0, []
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        if here == root:
+            dirnames[:] = [d for d in dirnames if d not in (".git", OMNI_DIR)]
+            filenames = [f for f in filenames if f != ".git"]
+        elif ".git" in dirnames or ".git" in filenames:
+            nested.append(here.relative_to(root).as_posix())
+        for name in filenames + [d for d in dirnames if (here / d).is_symlink()]:
+            with contextlib.suppress(OSError):
+                size += os.lstat(here / name).st_size
+    return TreeScan(size, sorted(nested))
 
 
 @dataclass
@@ -46,22 +80,22 @@ class ApplyOutcome:
 
 
 class Workspace:
-    def __init__(self, repo: git.Repo, run_id: str):
+    def __init__(self, repo: git.Repo, run_id: str, limit_bytes: int | None = None):
         self.repo = repo
         self.user_root = Path(repo.working_tree_dir)
         self.run_id = run_id
         self.branch = f"omni/{run_id}"
-        self.path = self.user_root / ".omni" / "worktrees" / run_id
+        self.path = self.user_root / OMNI_DIR / "worktrees" / run_id
         self.seed = ""
+        self.limit_bytes = limit_bytes
+        self.start_size = 0
+        self.left_out: list[str] = []  # nested repositories kept out of the result
+        self.keep = False  # leave the worktree in place at the end (its result could not be saved)
 
     def _git(self, *args: str, cwd: Path | None = None, input: bytes | None = None) -> str:
         # The worktree may belong to the sandbox's uid during a run; it is ours, so git may trust it.
         trust = ["-c", f"safe.directory={self.path}"]
-        done = subprocess.run(["git", *IDENTITY, *trust, *args], cwd=cwd or self.path, input=input,
-                              capture_output=True, check=False)
-        if done.returncode != 0:
-            raise RuntimeError(f"git {' '.join(args)} failed: {done.stderr.decode(errors='replace').strip()}")
-        return done.stdout.decode("utf-8", "replace")
+        return hostgit.text(list(args), cwd or self.path, input=input, extra=IDENTITY + trust)
 
     def create(self) -> Path:
         try:
@@ -72,36 +106,59 @@ class Workspace:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._git("worktree", "add", "--quiet", "-b", self.branch, str(self.path), head, cwd=self.user_root)
         # Seed with the user's uncommitted work: tracked changes as a binary patch, untracked files copied.
-        patch = subprocess.run(["git", "diff", "HEAD", "--binary"], cwd=self.user_root,
-                               capture_output=True, check=True).stdout
+        patch = hostgit.run(["diff", "HEAD", "--binary", "--no-ext-diff", "--no-textconv"], self.user_root).stdout
         if patch.strip():
             self._git("apply", "--binary", "--whitespace=nowarn", "-", input=patch)
         untracked = self._git("ls-files", "--others", "--exclude-standard", "-z", cwd=self.user_root)
         for name in filter(None, untracked.split("\0")):
-            if name.startswith(".omni/"):
+            if name.startswith(OMNI_DIR + "/") or name.endswith("/"):  # run data; a nested repository
                 continue
             target = self.path / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(self.user_root / name, target, follow_symlinks=False)
-        self._git("add", "-A")
+        self._stage()
         self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", "omni: starting state")
         self.seed = self._git("rev-parse", "HEAD").strip()
+        self.start_size = scan_tree(self.path).size
         return self.path
+
+    def _stage(self) -> list[str]:
+        """git add everything but .omni/ and nested repositories; return the nested ones new since the
+        last call. Refuses (WorkspaceTooLarge) when the tree grew past its limit: nothing is added."""
+        scan = scan_tree(self.path)
+        grown = scan.size - self.start_size
+        if self.seed and self.limit_bytes is not None and grown >= self.limit_bytes:
+            raise WorkspaceTooLarge(
+                f"the workspace grew by {grown // 2**20} MiB, past its limit of {self.limit_bytes // 2**20} MiB "
+                "(--max-workspace-mb); the run was stopped and nothing it wrote was saved")
+        keep_out = [OMNI_DIR, *scan.nested_repos]
+        self._git("add", "-A", "--", ".", *[f":(exclude,literal){p}" for p in keep_out])
+        new = [p for p in scan.nested_repos if p not in self.left_out]
+        if new:  # files of it staged before it became a repository: out of the index too
+            self._git("rm", "-r", "--cached", "--quiet", "--ignore-unmatch", "--", *[f":(literal){p}" for p in new])
+            self.left_out += new
+        return new
+
+    def _commit_staged(self, message: str) -> bool:
+        staged = hostgit.run(["diff", "--cached", "--quiet"], self.path, check=False,
+                             extra=["-c", f"safe.directory={self.path}"]).returncode
+        if staged == 0:
+            return False
+        self._git("commit", "--quiet", "--no-verify", "-m", message)
+        return True
 
     def snapshot(self, message: str) -> str:
         """Commit the agent's changes on the run branch; return the diff from the starting state."""
-        self._git("add", "-A")
-        if self._git("status", "--porcelain").strip():
-            self._git("commit", "--quiet", "--no-verify", "-m", message)
-        return self._git("diff", "--binary", self.seed, "HEAD")
+        self._stage()
+        self._commit_staged(message)
+        return self._git("diff", "--binary", "--no-ext-diff", "--no-textconv", self.seed, "HEAD")
 
-    def checkpoint(self, label: str) -> bool:
-        """Commit the files changed by one step, so /undo can take that step back."""
-        self._git("add", "-A")
-        if not self._git("status", "--porcelain").strip():
-            return False
-        self._git("commit", "--quiet", "--no-verify", "-m", f"omni step: {label[:70]}")
-        return True
+    def checkpoint(self, label: str) -> list[str]:
+        """Commit the files changed by one step, so /undo can take that step back. Returns the nested
+        repositories first seen in this step (kept out of the result)."""
+        new = self._stage()
+        self._commit_staged(f"omni step: {label[:70]}")
+        return new
 
     def undo_last(self) -> str:
         """Take back the last step that changed files (never past the starting state)."""
@@ -110,20 +167,20 @@ class Workspace:
         if head == self.seed:
             return "nothing to undo: no step has changed files yet"
         subject = self._git("log", "-1", "--format=%s").strip()
-        files = self._git("diff", "--name-only", "HEAD~1", "HEAD").split()
+        files = self._git("diff", "--name-only", "--no-ext-diff", "HEAD~1", "HEAD").split()
         self._git("reset", "--quiet", "--hard", "HEAD~1")
         return f"undid {subject!r} ({', '.join(files)})"
 
     def diff_so_far(self) -> str:
-        self._git("add", "-A")
-        return self._git("diff", "--cached", "--stat", "--patch", self.seed)
+        self._stage()
+        return self._git("diff", "--cached", "--stat", "--patch", "--no-ext-diff", "--no-textconv", self.seed)
 
     def changed_files(self) -> list[str]:
         return [f for f in self._git("diff", "--name-only", self.seed, "HEAD").splitlines() if f]
 
     def numstat(self) -> list[tuple[str, str, str]]:
         rows = []
-        for line in self._git("diff", "--numstat", self.seed, "HEAD").splitlines():
+        for line in self._git("diff", "--numstat", "--no-textconv", self.seed, "HEAD").splitlines():
             added, removed, name = line.split("\t", 2)
             rows.append((name, added, removed))
         return rows
@@ -132,6 +189,33 @@ class Workspace:
         """Drop the worktree folder; the branch keeps the result."""
         if self.path.exists():
             self._git("worktree", "remove", "--force", str(self.path), cwd=self.user_root)
+
+
+def remove_abandoned_worktrees(user_root: Path) -> list[str]:
+    """Worktrees of runs whose omni process was killed (their record says "killed", or there is none):
+    removed, and git's list of worktrees pruned. Their branches stay, with whatever the last checkpoint
+    committed. A worktree a finished run kept on purpose (its result could not be saved) stays."""
+    from omni.record import owner_alive
+
+    removed = []
+    folder = user_root / OMNI_DIR / "worktrees"
+    for tree in sorted(folder.iterdir()) if folder.is_dir() else []:
+        record = user_root / OMNI_DIR / "runs" / tree.name
+        if record.is_dir() and (owner_alive(record) or _status(record) != "killed"):
+            continue
+        hostgit.run(["worktree", "remove", "--force", "--force", str(tree)], user_root, check=False)
+        shutil.rmtree(tree, ignore_errors=True)
+        removed.append(tree.name)
+    if removed:
+        hostgit.run(["worktree", "prune"], user_root, check=False)
+    return removed
+
+
+def _status(record: Path) -> str:
+    try:
+        return json.loads((record / "summary.json").read_text()).get("status", "")
+    except (OSError, ValueError, AttributeError):
+        return "killed"  # no readable summary and no live owner: it did not end on its own
 
 
 def _blob_hash(path: Path) -> str | None:
@@ -145,25 +229,29 @@ def _blob_hash(path: Path) -> str | None:
 
 
 def apply_to_user_tree(user_root: Path, expected: str, patch: str, files: list[str],
-                       reverse: bool = False) -> ApplyOutcome:
+                       reverse: bool = False, patch_path: str = "diff.patch") -> ApplyOutcome:
     """Apply (or with reverse, take back) a run's diff in the user's working tree, only if every file
     it touches is exactly as at `expected` (the starting state; for reverse, the run's result)."""
     verb = "undo" if reverse else "apply"
     if not patch.strip():
         return ApplyOutcome(False, f"the run changed nothing; nothing to {verb}", [])
+    inside = [name for name in files if name == OMNI_DIR or name.startswith(OMNI_DIR + "/")]
+    if inside:  # a run's own diff never has these: the record was edited by hand or by something else
+        return ApplyOutcome(False, f"the diff touches omni's own folder ({', '.join(inside)}); omni never "
+                            f"applies that, so nothing was done", inside)
     conflicts = []
     for name in files:
-        blob = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{expected}:{name}"], cwd=user_root,
-                              capture_output=True, text=True, check=False).stdout.strip() or None
+        blob = hostgit.text(["rev-parse", "--verify", "--quiet", f"{expected}:{name}"], user_root,
+                            check=False).strip() or None
         if _blob_hash(user_root / name) != blob:
             conflicts.append(name)
     if conflicts:
         when = "since the run was applied" if reverse else "since the run started"
         return ApplyOutcome(False, f"these files changed {when}, so nothing was done: " + ", ".join(conflicts)
-                            + f". To {verb} by hand: git apply {'-R ' if reverse else ''}--3way DIFF.patch",
+                            + f". To {verb} by hand: git apply {'-R ' if reverse else ''}--3way {patch_path}",
                             conflicts)
-    done = subprocess.run(["git", "apply", "--binary", "--whitespace=nowarn", *(["-R"] if reverse else []), "-"],
-                          cwd=user_root, input=patch.encode(), capture_output=True, check=False)
+    done = hostgit.run(["apply", "--binary", "--whitespace=nowarn", *(["-R"] if reverse else []), "-"],
+                       user_root, input=patch.encode(), check=False)
     if done.returncode != 0:
         return ApplyOutcome(False, f"git apply refused the patch: {done.stderr.decode(errors='replace')}", [])
     return ApplyOutcome(True, f"{'undid' if reverse else 'applied'} changes to {len(files)} file(s)", [])

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import run_omni
+from conftest import make_repo, run_omni
 from omni.gate import parse_verdict
 
 PLAN = {"text": "1. Fix add\n2. Check\n3. Finish"}
@@ -129,3 +129,23 @@ def test_a_symptom_goal_is_briefed_with_the_code_whose_names_share_its_words(tmp
     assert "def check_hyphen_ok(label):" in goal_message
     assert "def check_length" not in goal_message  # shares no word with the goal
     assert "def test_hyphen_check" not in goal_message.split("share a word")[1]  # tests are not where bugs live
+
+
+def test_the_gate_and_the_lint_tool_share_one_baseline(tmp_path, fake):
+    """A file ruff's own config leaves out of a whole-tree run still has its old problems when the model
+    edits it; the lint tool calls them "there before this run", and the gate must agree, not flag them."""
+    repo = make_repo(tmp_path / "repo", {
+        "pyproject.toml": "[tool.ruff]\nextend-exclude = [\"legacy\"]\n",
+        "legacy/old.py": "import os\nimport sys\n\n\ndef f():\n    return 1\n",
+        "test_old.py": "from legacy.old import f\n\n\ndef test_f():\n    assert f() == 1\n",
+    })
+    edit = {"tool": "replace_in_file", "args": {"path": "legacy/old.py", "old_text": "return 1",
+                                                "new_text": "return 1  # checked"}}
+    lint = {"tool": "lint", "args": {}}
+    fake.add(PLAN, edit, lint, FINISH, FINISH)
+    run = run_omni(repo, "--yes", "note that f is checked", fake=fake, sandbox="local")
+    linted = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "lint"][0]
+    assert linted["success"] and "all there before this run" in linted["output"]
+    validation = [e for e in run.events() if e["kind"] == "validation"][0]
+    assert validation["lint"] == 0, validation
+    assert gates(run) == ["accept"] and run.code == 0, run.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -56,8 +57,9 @@ def test_inspect_shows_every_hardening_setting(box):
     assert config["User"] and not config["User"].startswith("0")
     mounts = {m["Destination"]: m for m in box.container.attrs["Mounts"]}
     assert mounts["/workspace/.git"]["RW"] is False and mounts["/omni/tools"]["RW"] is False
-    git_dir = str(box.repo / ".git")
-    assert mounts[git_dir]["RW"] is False
+    git_dir = box.repo / ".git"
+    assert str(git_dir) not in mounts  # only the parts git needs, never the whole folder
+    assert mounts[str(git_dir / "objects")]["RW"] is False and mounts[str(git_dir / "config")]["RW"] is False
     sources = {m["Source"] for m in mounts.values()}
     assert not any("docker.sock" in s for s in sources)
     assert str(Path.home()) not in sources
@@ -160,8 +162,9 @@ def test_non_utf8_output_is_decoded_with_replacement(box):
 
 def test_closing_the_connection_interrupts_the_command(box):
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.connect(str(box.ipc / "tools.sock"))
-    conn.sendall(b'{"tool": "shell", "args": {"command": "sleep 4242", "timeout": 600}}\n')
+    conn.connect(str(box.run_dir.ipc / "tools.sock"))
+    conn.sendall(json.dumps({"token": box.run_dir.token, "tool": "shell",
+                             "args": {"command": "sleep 4242", "timeout": 600}}).encode() + b"\n")
     deadline = time.monotonic() + 10
     while not any("sleep 4242" in p for p in processes(box)):
         assert time.monotonic() < deadline
@@ -174,7 +177,7 @@ def test_closing_the_connection_interrupts_the_command(box):
 
 
 def test_ctrl_c_in_the_client_leaves_no_stray_process(box):
-    client = ToolClient(box.ipc / "tools.sock")
+    client = ToolClient(box.run_dir.ipc / "tools.sock", box.run_dir.token)
     result = {}
     thread = threading.Thread(target=lambda: result.setdefault("r", client.call(
         "shell", {"command": "sleep 4343", "timeout": 600}, 1)))

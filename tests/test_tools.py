@@ -541,3 +541,30 @@ def test_check_examples_that_never_finish_are_stopped(box):
     looping = [{"expression": "list(iter(int, 1))", "expected": "[]"}]  # never ends
     result = box.run_tool("check_examples", {"examples": looping, "timeout": 2}, 30)
     assert not result.success and result.failure == "timeout" and "did not finish in 2s" in result.error
+
+
+# ---- files that are not plain UTF-8 ------------------------------------------------------------
+def test_an_edit_keeps_every_byte_it_does_not_change(tmp_path):
+    latin = "# caf\xe9\nname = 'ol\xe9'\nvalue = 1\n".encode("latin-1")
+    bom = b"\xef\xbb\xbf" + "def f():\n    return 1\n".encode()
+    with own_sandbox(tmp_path, "bytes", {"README": "x\n"}) as box:
+        root = box.workspace
+        (root / "legacy.py").write_bytes(latin)
+        (root / "bom.py").write_bytes(bom)
+        (root / "caf\xe9.py".encode("latin-1").decode("utf-8", "surrogateescape")).write_bytes(b"def g():\n    pass\n")
+        edited = call(box, "replace_in_file", path="legacy.py", old_text="value = 1", new_text="value = 2")
+        assert edited.success, edited.error
+        assert (root / "legacy.py").read_bytes() == latin.replace(b"value = 1", b"value = 2")
+        mixed = call(box, "replace_in_file", path="legacy.py", old_text="value = 2", new_text="value = 'é'")
+        assert not mixed.success and "not UTF-8 (byte 0xe9 on line 1)" in mixed.error
+        assert (root / "legacy.py").read_bytes() == latin.replace(b"value = 1", b"value = 2")
+        structured = call(box, "replace_symbol", path="legacy.py", symbol="h", new_source="def h():\n    pass\n")
+        assert not structured.success and "not valid UTF-8" in structured.error and "replace_in_file" in structured.error
+        # A BOM does not stop Python-aware tools, and it is still there after the edit.
+        assert "def f  [1-2]" in call(box, "outline", path="bom.py").output
+        rewritten = call(box, "replace_symbol", path="bom.py", symbol="f", new_source="def f():\n    return 2\n")
+        assert rewritten.success, rewritten.error
+        assert (root / "bom.py").read_bytes() == b"\xef\xbb\xbf" + b"def f():\n    return 2\n"
+        # A file name that is not UTF-8 comes back as a result, not an unreadable reply.
+        listed = call(box, "outline", path=".")
+        assert listed.success and "caf\\xe9.py" in listed.output and "def g" in listed.output

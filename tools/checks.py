@@ -77,25 +77,30 @@ def lint(ctx: Context, paths: list[str] | None = None) -> dict:
     if findings is None:
         return result(False, error="ruff gave no readable output", failure="command_failed")
     if not findings:
-        return result(True, f"ruff: no problems in {len(targets)} file(s)", problems=0)
+        return result(True, f"ruff: no problems in {len(targets)} file(s)", problems=0, new_findings=[])
     before = _before(ctx, targets)
-    lines, new = [], 0
+    lines, fresh = [], []
     for item in findings:
         key = (item["rel"], item.get("code"), item["message"])
         old = before is not None and before[key] > 0
         if old:
             before[key] -= 1
-        new += not old
         fix = " (fixable)" if item.get("fix") else ""
-        lines.append(f"{item['rel']}:{item['location']['row']}:{item['location']['column']}: "
-                     f"{item.get('code') or 'syntax'} {item['message']}{fix}"
-                     + (" [there before this run]" if old else " [new]" if before is not None else ""))
+        line = (f"{item['rel']}:{item['location']['row']}:{item['location']['column']}: "
+                f"{item.get('code') or 'syntax'} {item['message']}{fix}")
+        if not old:
+            fresh.append(f"{item['rel']}: {item.get('code') or 'syntax'} {item['message']}")
+        lines.append(line + (" [there before this run]" if old else " [new]" if before is not None else ""))
+    # The finish gate reads new_findings: one judgment of "new", the same one the model was shown.
+    known = {"new_findings": fresh} if before is not None else {}
+    new = len(fresh)
     if before is not None and new == 0:  # nothing the model did: not a failure it should chase
         return result(True, f"ruff: {len(findings)} problem(s), all there before this run; none new\n"
-                      + "\n".join(lines), problems=len(findings), new=0)
+                      + "\n".join(lines), problems=len(findings), new=0, **known)
     counted = f", {new} new in this run" if before is not None else ""
     return result(False, "\n".join(lines), error=f"ruff found {len(findings)} problem(s){counted}",
-                  failure="lint_failed", problems=len(findings), new=new)
+                  failure="lint_failed", problems=len(findings), **({"new": new} if before is not None else {}),
+                  **known)
 
 
 def _junit_summary(path: str) -> dict | None:
@@ -221,6 +226,9 @@ def shell(ctx: Context, command: str, timeout: int = 120) -> dict:
         return result(False, done.output, error="interrupted by the user", failure="command_failed", **extra)
     if done.killed_by == "watch":
         return result(False, done.output, error=done.watch_note, failure="workspace_full", **extra)
+    if done.exit_code in (-25, 153):  # SIGXFSZ: a file reached the sandbox's file size limit
+        return result(False, done.output, error="stopped: a file reached the workspace's size limit; write less "
+                      "(remove what the command wrote)", failure="workspace_full", **extra)
     if done.exit_code in (-9, 137):  # omni did not kill it (its own kills are said above)
         return result(False, done.output, error="killed by SIGKILL, not by omni: most likely it ran out of memory "
                       "(the sandbox has a memory limit); use less memory or process less data at once",

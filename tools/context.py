@@ -23,7 +23,8 @@ class Context:
     base_rev: str = field(default_factory=lambda: os.environ.get("OMNI_BASE_REV", "HEAD"))  # the run's start
 
     def run(self, argv: list[str], timeout: float, cap: int = runner.DEFAULT_CAP) -> runner.Completed:
-        return runner.run(argv, str(self.root), timeout, env=self.env(), cap=cap, cancelled=self.cancelled)
+        return runner.run(argv, str(self.root), timeout, env=self.env(), cap=cap, cancelled=self.cancelled,
+                          watch=BUDGET.over if BUDGET.limit else None)
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -39,6 +40,57 @@ class Context:
     @staticmethod
     def has(program: str) -> bool:
         return shutil.which(program) is not None
+
+
+def tree_size(root: Path) -> int:
+    """Bytes in the files under root (symlinks not followed; .git left out)."""
+    total, stack = 0, [str(root)]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != ".git":
+                        stack.append(entry.path)
+                else:
+                    total += entry.stat(follow_symlinks=False).st_size
+            except OSError:
+                pass
+    return total
+
+
+class WorkspaceBudget:
+    """How much the workspace may grow while this server runs (OMNI_WORKSPACE_LIMIT bytes). A command
+    that writes past it is stopped; the host also checks after each step, before it commits anything."""
+
+    def __init__(self, limit: int | None):
+        self.limit = limit
+        self.root: Path | None = None
+        self.start = 0
+
+    def begin(self, root: Path) -> None:
+        if self.limit:
+            self.root, self.start = root, tree_size(root)
+
+    def over(self) -> str:
+        if not self.limit or self.root is None:
+            return ""
+        grown = tree_size(self.root) - self.start
+        if grown < self.limit:
+            return ""
+        return (f"stopped: the workspace grew by {grown // 2**20} MiB, past its limit of {self.limit // 2**20} "
+                "MiB; remove what the command wrote, and write less")
+
+
+def _limit_from_env() -> int | None:
+    value = os.environ.get("OMNI_WORKSPACE_LIMIT", "")
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+BUDGET = WorkspaceBudget(_limit_from_env())
 
 
 def clip(text: str, limit: int = MODEL_OUTPUT_CHARS) -> tuple[str, bool]:

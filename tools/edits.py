@@ -9,10 +9,11 @@ import os
 import re
 import sys
 import tempfile
+from collections import Counter
 from typing import Callable
 
 from context import Context, result
-from workspace import ToolError, read_text, resolve, write_atomic
+from workspace import ToolError, not_utf8, read_text, resolve, write_atomic
 
 # Syntax errors and the pyflakes checks that mean "this code cannot run".
 FATAL_RULES = "E9,F63,F7,F82"
@@ -26,7 +27,7 @@ def _fatal_problems(ctx: Context, texts: list[str], rel: str) -> list[list[dict]
             folder = os.path.join(tmp, str(n))
             os.makedirs(folder)
             path = os.path.join(folder, os.path.basename(rel))
-            with open(path, "w", encoding="utf-8") as handle:
+            with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
                 handle.write(text)
             paths.append(path)
         done = ctx.run([sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select",
@@ -53,6 +54,11 @@ def gated_write(ctx: Context, file, rel: str, before: str | None, after: str, wh
         return result(False, failure="edit_failed", error=(
             f"{what} changed nothing: {rel} already reads exactly like that; nothing was written. "
             "If the code is already right, move on (run the tests, or finish)."), unchanged=True)
+    where = not_utf8(before or "")
+    if where and _new_non_ascii(before or "", after):
+        raise ToolError(f"{rel} is not UTF-8 ({where}), and the new text has non-ASCII characters, which would "
+                        "mix two encodings in one file; nothing was written. Write the new text in ASCII only "
+                        "(escapes such as \\xe9 in code), or convert the file to UTF-8 with shell first.")
     if rel.endswith(".py"):
         old, new = _fatal_problems(ctx, [before or "", after], rel)
         remaining = [_key(i) for i in old]
@@ -78,6 +84,12 @@ def gated_write(ctx: Context, file, rel: str, before: str | None, after: str, wh
                 + _dropped(before or "", after, introduced)), new_errors=len(introduced))
     write_atomic(file, after)
     return result(True, f"{what}: {rel} written ({len(after.splitlines())} lines)" + _changed_lines(before, after))
+
+
+def _new_non_ascii(before: str, after: str) -> bool:
+    def count(text: str) -> Counter:
+        return Counter(c for c in text if ord(c) > 127 and not "\udc80" <= c <= "\udcff")
+    return bool(count(after) - count(before))
 
 
 def _dropped(before: str, after: str, problems: list[dict]) -> str:

@@ -124,7 +124,7 @@ def read_file(ctx: Context, path: str, start_line: int = 1, end_line: int | None
     data = file.read_bytes()
     if b"\0" in data[:8192]:
         raise ToolError(f"{path} is a binary file ({size} bytes); it cannot be read as text")
-    lines = data.decode("utf-8", "replace").splitlines()
+    lines = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "replace").splitlines()
     total = len(lines)
     if start_line < 1:
         raise ToolError("start_line counts from 1")

@@ -13,7 +13,7 @@ import libcst as cst
 from context import Context, result
 from edits import as_meant, gated_write
 from files import all_files, numbered
-from workspace import ToolError, read_text, resolve
+from workspace import ToolError, not_utf8, read_text, resolve
 
 Definition = (cst.FunctionDef, cst.ClassDef)
 
@@ -30,7 +30,12 @@ def _python_file(ctx: Context, path: str):
     file = resolve(ctx.root, path)
     if file.suffix not in (".py", ".pyi"):
         raise ToolError(f"{path} is not a Python file; use read_file, search and replace_in_file for it")
-    return file, read_text(file, path)
+    text = read_text(file, path)
+    where = not_utf8(text)
+    if where:
+        raise ToolError(f"{path} is not valid UTF-8 ({where}), so it cannot be edited as Python syntax; nothing "
+                        "was written. Use replace_in_file, which keeps every byte it does not change.")
+    return file, text
 
 
 def _definitions_from_text(text: str, path: str) -> list[tuple[str, str, int, int, int]]:
@@ -39,6 +44,8 @@ def _definitions_from_text(text: str, path: str) -> list[tuple[str, str, int, in
     Read with Python's own ast, not libcst: the same names and line ranges, but about 40 ms for a
     5,000-line module where libcst's position metadata takes over a second (bench/outline_5k.py).
     """
+    if not_utf8(text):
+        raise ToolError(f"{path} is not valid UTF-8 ({not_utf8(text)}); it cannot be parsed as Python")
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:

@@ -1,15 +1,20 @@
 """The tool server: runs inside the sandbox and answers one JSON request per connection on a Unix
 socket, so a tool call costs a socket round trip instead of a `docker exec`.
 
-Request:  {"tool": "read_file", "args": {...}}\n
+Request:  {"token": "<the run's secret>", "tool": "read_file", "args": {...}}\n
 Response: {"success": ..., "output": ..., "error": ..., "failure": ..., ...}\n
 The host validates arguments against the schemas before sending; this side still never lets an
 exception escape as anything but a result. Closing the connection cancels a running command.
+
+Only the run reaches it: the socket is 0600 in a 0700 folder owned by the server's user, and each
+request must carry the secret the server got in OMNI_TOOL_TOKEN at start (then dropped from the
+environment the tools' commands inherit).
 """
 
 from __future__ import annotations
 
 import argparse
+import hmac
 import json
 import os
 import select
@@ -26,7 +31,7 @@ import checks
 import edits
 import files
 import python_tools
-from context import Context, result
+from context import BUDGET, Context, result
 from workspace import ToolError
 
 TOOLS = {
@@ -84,7 +89,19 @@ def _peer_closed(conn: socket.socket) -> bool:
         return True
 
 
-def _serve_one(conn: socket.socket, root: Path) -> None:
+def _printable(value):
+    """Strings with lone surrogates (a file name that is not UTF-8) cannot be sent as JSON text:
+    show their bytes as \\xNN instead of failing the whole reply."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {k: _printable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_printable(v) for v in value]
+    return value
+
+
+def _serve_one(conn: socket.socket, root: Path, token: str) -> None:
     with conn:
         data = b""
         while not data.endswith(b"\n"):
@@ -95,12 +112,17 @@ def _serve_one(conn: socket.socket, root: Path) -> None:
         try:
             request = json.loads(data)
             name, args = request["tool"], request.get("args") or {}
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            sent = request.get("token")
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
             reply = result(False, error=f"bad request: {exc}", failure="sandbox_error")
         else:
-            reply = call(root, name, args, cancelled=lambda: _peer_closed(conn))
+            if not isinstance(sent, str) or not hmac.compare_digest(sent, token):
+                reply = result(False, error="refused: the request does not carry this run's secret",
+                               failure="sandbox_error")
+            else:
+                reply = call(root, name, args, cancelled=lambda: _peer_closed(conn))
         try:
-            conn.sendall(json.dumps(reply).encode() + b"\n")
+            conn.sendall(json.dumps(_printable(reply)).encode() + b"\n")
         except OSError:
             pass
 
@@ -129,16 +151,21 @@ def main() -> None:
     parser.add_argument("--root", required=True)
     opts = parser.parse_args()
     root = Path(opts.root).resolve()
+    token = os.environ.pop("OMNI_TOOL_TOKEN", "")
+    if not token:
+        sys.exit("OMNI_TOOL_TOKEN is not set: the tool server needs the run's secret")
+    BUDGET.begin(root)
     if os.path.exists(opts.socket):
         os.unlink(opts.socket)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old_mask = os.umask(0o177)  # the socket is born 0600: no moment when another user could connect
     server.bind(opts.socket + ".tmp")
-    os.chmod(opts.socket + ".tmp", 0o777)
+    os.umask(old_mask)
     os.rename(opts.socket + ".tmp", opts.socket)  # appears only when ready to accept
     server.listen(16)
     while True:
         conn, _ = server.accept()
-        threading.Thread(target=_serve_one, args=(conn, root), daemon=True).start()
+        threading.Thread(target=_serve_one, args=(conn, root, token), daemon=True).start()
 
 
 if __name__ == "__main__":

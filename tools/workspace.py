@@ -58,24 +58,45 @@ def nearest_paths(root: Path, path: str, limit: int = 5000) -> str:
     return "Use list_files or find_files to find the right path."
 
 
+BOM = b"\xef\xbb\xbf"
+
+
 def read_text(file: Path, rel: str) -> str:
+    """The file as text for searching, parsing and editing. Bytes that are not UTF-8 become lone
+    surrogates (surrogateescape), so writing the text back restores them exactly; a leading BOM is
+    left out here and kept by write_atomic."""
     size = file.stat().st_size
     if size > MAX_FILE_BYTES:
         raise ToolError(f"{rel} is {size} bytes, too large to handle whole; read it with start_line/end_line")
     data = file.read_bytes()
     if b"\0" in data[:8192]:
         raise ToolError(f"{rel} is a binary file; it cannot be read or edited as text")
-    return data.decode("utf-8", "replace")
+    return data.removeprefix(BOM).decode("utf-8", "surrogateescape")
+
+
+def not_utf8(text: str) -> str:
+    """'' for text read from valid UTF-8; else where the first byte that is not UTF-8 is."""
+    for n, line in enumerate(text.splitlines(), 1):
+        for char in line:
+            if "\udc80" <= char <= "\udcff":
+                return f"byte 0x{ord(char) - 0xDC00:02x} on line {n}"
+    return ""
 
 
 def write_atomic(file: Path, text: str) -> None:
-    """Write via a temp file and rename, so a kill never leaves a torn file; keeps the mode."""
+    """Write via a temp file and rename, so a kill never leaves a torn file; keeps the mode, a UTF-8
+    BOM the file had, and every byte read_text kept as a surrogate."""
     file.parent.mkdir(parents=True, exist_ok=True)
     mode = file.stat().st_mode & 0o7777 if file.exists() else None
+    data = text.encode("utf-8", "surrogateescape")
+    if file.is_file() and not data.startswith(BOM):
+        with open(file, "rb") as handle:
+            if handle.read(3) == BOM:
+                data = BOM + data
     fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".omni-tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, file)
