@@ -12,6 +12,7 @@ from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the scripted OpenAI-compatible server lives with the tests
 
 
 def timed(fn: Callable[[], object], repeat: int) -> list[float]:
@@ -47,8 +48,8 @@ def git_repo(path: Path) -> Path:
 
 @contextmanager
 def docker_sandbox(repo: Path, run_id: str, project_env: bool = False):
-    from omni.sandbox import DockerSandbox, SandboxConfig
-    from omni.workspace import Workspace, find_repo
+    from omni.box.sandbox import DockerSandbox, SandboxConfig
+    from omni.box.workspace import Workspace, find_repo
 
     workspace = Workspace(find_repo(repo), run_id)
     workspace.create()

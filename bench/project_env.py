@@ -15,8 +15,8 @@ from pathlib import Path
 
 from common import ms
 
-from omni import images
-from omni.sandbox import docker_client
+from omni.box import images
+from omni.box.sandbox import docker_client
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ from common import docker_sandbox, git_repo, ms, report, timed
 
 
 def startup(image: str, runs: int) -> tuple[list[float], list[float]]:
-    from omni.fake_server import FakeOpenAI
+    from fake_server import FakeOpenAI
 
     ours, base = [], []
     for _ in range(runs):

@@ -15,45 +15,68 @@ from omni import trust
 from omni.errors import UsageError
 
 
+def _flag(group: str, help: str, **argparse: Any) -> dict[str, Any]:
+    """Field metadata for the command line: the argument group, and argparse details (a short form, a
+    --no-X switch for a default-on boolean). omni/cli/options.py makes every flag from these."""
+    return {"group": group, "argparse": argparse, "description": help}
+
+
 class Settings(BaseModel):
-    """Everything a run can be configured with. Keys match the long flags (with _ for -)."""
+    """Everything a run can be configured with, and the only place a default is written. Keys are the long
+    flags with _ for -, the keys of the config files, and OMNI_<KEY> in the environment."""
 
     model_config = ConfigDict(extra="forbid")
 
-    model: str | None = Field(None, description="model id")
-    planner_model: str | None = Field(None, description="model for planning and review (default: model)")
-    base_url: str | None = Field(None, description="OpenAI-compatible base URL")
-    api_key: str | None = Field(None, description="API key")
-    tool_mode: Literal["auto", "native", "text"] = "auto"
-    tools: Literal["full", "core"] = Field("full", description="the tools offered: all, or a small set for small models")
-    stream: bool = True
-    request_timeout: float = Field(600.0, gt=0)
-    temperature: float | None = Field(0.0, ge=0, le=2, description="sampling temperature (None: server default)")
-    max_tokens: int | None = Field(4096, ge=1, description="cap on tokens per reply")
-    max_steps: int = Field(40, ge=1)
-    max_cost: float | None = Field(None, gt=0)
-    timeout: float | None = Field(None, gt=0)
-    sandbox: Literal["docker", "local"] = "docker"
-    network: bool = False
-    image: str | None = None
-    base_image: str | None = None
-    test_command: str = ""
-    review: bool = Field(True, description="ask the planner model to review the diff at finish")
-    max_refinements: int = Field(2, ge=0, description="times the gate sends work back before flagging")
-    max_workspace_mb: int = Field(1024, ge=1, description="MiB the workspace may grow by before the run stops")
-    yes: bool = Field(False, description="never prompt; apply the result (not a diff that changes instruction files)")
-    yes_all: bool = Field(False, description="like yes, and apply a diff that changes instruction or config files")
-    verbose: bool = False
+    model: str | None = Field(None, json_schema_extra=_flag("model", "model id"))
+    planner_model: str | None = Field(None, json_schema_extra=_flag(
+        "model", "model for planning and review (default: --model)"))
+    base_url: str | None = Field(None, json_schema_extra=_flag(
+        "model", "OpenAI-compatible base URL (else OPENAI_BASE_URL, OPENAI_API_BASE, OLLAMA_HOST)"))
+    api_key: str | None = Field(None, json_schema_extra=_flag(
+        "model", "API key (else OPENAI_API_KEY, OPENROUTER_API_KEY)"))
+    tool_mode: Literal["auto", "native", "text"] = Field("auto", json_schema_extra=_flag(
+        "model", "native tool calls, a text format, or probe the server once (auto)"))
+    tools: Literal["full", "core"] = Field("full", json_schema_extra=_flag(
+        "model", "offer every tool (full) or a core set of 8 that small models handle better"))
+    stream: bool = Field(True, json_schema_extra=_flag("model", "do not stream replies", off="--no-stream"))
+    request_timeout: float = Field(600.0, gt=0, json_schema_extra=_flag(
+        "model", "seconds without data before a request is cut"))
+    temperature: float | None = Field(0.0, ge=0, le=2, json_schema_extra=_flag(
+        "model", "sampling temperature (unset in a config file: the server's default)"))
+    max_tokens: int | None = Field(4096, ge=1, json_schema_extra=_flag(
+        "model", "cap on tokens per reply; small local models: ~1024"))
+    max_steps: int = Field(40, ge=1, json_schema_extra=_flag("limits", "tool calls before stopping"))
+    max_cost: float | None = Field(None, gt=0, json_schema_extra=_flag("limits", "USD before stopping"))
+    timeout: float | None = Field(None, gt=0, json_schema_extra=_flag("limits", "wall-clock seconds before stopping"))
+    sandbox: Literal["docker", "local"] = Field("docker", json_schema_extra=_flag(
+        "sandbox", "docker, or local: no container, tools run on the host (no isolation)"))
+    network: bool = Field(False, json_schema_extra=_flag("sandbox", "allow network in the sandbox"))
+    image: str | None = Field(None, json_schema_extra=_flag("sandbox", "sandbox image"))
+    base_image: str | None = Field(None, json_schema_extra=_flag(
+        "sandbox", "base image if the sandbox image must be built"))
+    test_command: str = Field("", json_schema_extra=_flag("sandbox", "the repo's test command, if not pytest"))
+    max_workspace_mb: int = Field(1024, ge=1, json_schema_extra=_flag(
+        "sandbox", "MiB the workspace may grow by before the run stops"))
+    review: bool = Field(True, json_schema_extra=_flag(
+        "finishing", "skip the reviewer call at finish (validation still runs)", off="--no-review"))
+    max_refinements: int = Field(2, ge=0, json_schema_extra=_flag(
+        "finishing", "times the gate sends work back before flagging"))
+    yes: bool = Field(False, json_schema_extra=_flag(
+        "interaction", "never prompt; apply the result, unless it changes instruction or config files",
+        short="-y"))
+    yes_all: bool = Field(False, json_schema_extra=_flag(
+        "interaction", "like --yes, and also apply a result that changes AGENTS.md, .omni/ and the like"))
+    verbose: bool = Field(False, json_schema_extra=_flag("interaction", "stream the model's text", short="-v"))
 
 
 def user_config_path(env: Mapping[str, str] = os.environ) -> Path:
-    if sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    elif sys.platform == "win32":
-        base = Path(env.get("APPDATA", Path.home() / "AppData" / "Roaming"))
-    else:
-        base = Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return Path(env.get("OMNI_CONFIG", base / "omni" / "config.toml"))
+    if env.get("OMNI_CONFIG"):
+        return Path(env["OMNI_CONFIG"])
+    if env.get("XDG_CONFIG_HOME") and sys.platform not in ("darwin", "win32"):
+        return Path(env["XDG_CONFIG_HOME"]) / "omni" / "config.toml"
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("omni", appauthor=False)) / "config.toml"
 
 
 def _check(data: dict[str, Any], source: str) -> dict[str, Any]:

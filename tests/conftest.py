@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from omni.fake_server import FakeOpenAI
+from fake_server import FakeOpenAI
 
 GIT_ID = ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
 SECRET_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENROUTER_API_KEY", "OLLAMA_HOST",

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import CALC, clean_env, git, make_repo, run_omni
 
-from omni.sandbox import DockerSandbox, SandboxConfig
-from omni.workspace import Workspace, find_repo
+from omni.box.sandbox import DockerSandbox, SandboxConfig
+from omni.box.workspace import Workspace, find_repo
 
 pytestmark = pytest.mark.docker
 
@@ -295,7 +295,7 @@ def test_after_kill_9_the_next_start_cleans_up(tmp_path, fake, docker_engine):
 
 def test_a_run_folder_is_removed_only_when_its_omni_process_is_gone():
     """The private run folder's name carries omni's pid, so a later start can tell a dead run's folder."""
-    from omni.sandbox import RunDir, remove_stale_run_dirs
+    from omni.box.sandbox import RunDir, remove_stale_run_dirs
 
     folder = RunDir()
     try:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conftest import make_repo, run_omni
-from omni.examples import Example, goal_examples
+from omni.check.examples import Example, goal_examples
 
 PLAN = {"text": "1. Fix add\n2. Finish"}
 FINISH = {"tool": "finish", "args": {"summary": "fixed add"}}

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conftest import make_repo, run_omni
-from omni.gate import parse_verdict
+from omni.check.gate import parse_verdict
 
 PLAN = {"text": "1. Fix add\n2. Check\n3. Finish"}
 FINISH = {"tool": "finish", "args": {"summary": "fixed add"}}

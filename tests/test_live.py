@@ -11,7 +11,7 @@ import pexpect
 import pytest
 
 from conftest import clean_env, git, run_omni
-from omni.events import problems
+from omni.run.events import problems
 
 PLAN = {"text": "1. Look around\n2. Finish"}
 FINISH = {"tool": "finish", "args": {"summary": "done"}}

@@ -7,9 +7,9 @@ import time
 import pytest
 
 from omni.errors import ContextLengthExceeded, ModelError
-from omni.config import ModelConfig
-from omni.model import ChatModel
-from omni.toolbox import Toolbox
+from omni.model.endpoint import ModelConfig
+from omni.model.client import ChatModel
+from omni.box.toolbox import Toolbox
 
 MESSAGES = [{"role": "user", "content": "fix it"}]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import make_repo, run_omni
-from omni.images import project_requirements
+from omni.box.images import project_requirements
 
 
 def test_dependencies_are_detected_from_every_kind_of_file(tmp_path):

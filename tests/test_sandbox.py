@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import CALC, clean_env, git, make_repo, run_omni
 
-from omni.sandbox import LABEL, DockerSandbox, SandboxConfig, ToolClient, remove_stale
-from omni.workspace import Workspace, find_repo
+from omni.box.sandbox import LABEL, DockerSandbox, SandboxConfig, ToolClient, remove_stale
+from omni.box.workspace import Workspace, find_repo
 
 pytestmark = pytest.mark.docker
 

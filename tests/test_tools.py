@@ -8,9 +8,9 @@ import pytest
 from conftest import make_repo
 
 from omni.results import Action
-from omni.sandbox import DockerSandbox, SandboxConfig
-from omni.toolbox import Toolbox
-from omni.workspace import Workspace, find_repo
+from omni.box.sandbox import DockerSandbox, SandboxConfig
+from omni.box.toolbox import Toolbox
+from omni.box.workspace import Workspace, find_repo
 
 pytestmark = pytest.mark.docker
 

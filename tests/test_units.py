@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from omni.config import OPENROUTER_URL, resolve_endpoint, resolve_models
-from omni.conversation import Conversation
+from omni.model.endpoint import OPENROUTER_URL, resolve_endpoint, resolve_models
+from omni.loop.conversation import Conversation
 from omni.errors import UsageError
-from omni.failures import CLASSES, FailureTracker
-from omni.plan import Plan
+from omni.loop.failures import CLASSES, FailureTracker
+from omni.loop.plan import Plan
 from omni.prompts import PromptError, Prompts
 from omni.results import Action, ToolResult
 from omni.settings import Settings
-from omni.textmode import TextFormatError, parse_actions
+from omni.model.textmode import TextFormatError, parse_actions
 
 
 # ---- text mode --------------------------------------------------------------------------------------

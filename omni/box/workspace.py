@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import shutil
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import git
 
-from omni import hostgit
+from omni.box import hostgit
 from omni.errors import SandboxError, UsageError
 
 IDENTITY = ["-c", "user.name=omni", "-c", "user.email=omni@localhost", "-c", "commit.gpgsign=false"]
@@ -189,33 +188,6 @@ class Workspace:
         """Drop the worktree folder; the branch keeps the result."""
         if self.path.exists():
             self._git("worktree", "remove", "--force", str(self.path), cwd=self.user_root)
-
-
-def remove_abandoned_worktrees(user_root: Path) -> list[str]:
-    """Worktrees of runs whose omni process was killed (their record says "killed", or there is none):
-    removed, and git's list of worktrees pruned. Their branches stay, with whatever the last checkpoint
-    committed. A worktree a finished run kept on purpose (its result could not be saved) stays."""
-    from omni.record import owner_alive
-
-    removed = []
-    folder = user_root / OMNI_DIR / "worktrees"
-    for tree in sorted(folder.iterdir()) if folder.is_dir() else []:
-        record = user_root / OMNI_DIR / "runs" / tree.name
-        if record.is_dir() and (owner_alive(record) or _status(record) != "killed"):
-            continue
-        hostgit.run(["worktree", "remove", "--force", "--force", str(tree)], user_root, check=False)
-        shutil.rmtree(tree, ignore_errors=True)
-        removed.append(tree.name)
-    if removed:
-        hostgit.run(["worktree", "prune"], user_root, check=False)
-    return removed
-
-
-def _status(record: Path) -> str:
-    try:
-        return json.loads((record / "summary.json").read_text()).get("status", "")
-    except (OSError, ValueError, AttributeError):
-        return "killed"  # no readable summary and no live owner: it did not end on its own
 
 
 def _blob_hash(path: Path) -> str | None:

@@ -14,9 +14,9 @@ from typing import Callable, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from omni.errors import StopRun
-from omni.examples import GoalExamples
+from omni.check.examples import GoalExamples
 from omni.prompts import Prompts
-from omni.textmode import json_object
+from omni.model.textmode import json_object
 
 DIFF_CHARS = 15_000
 # One finding as the lint tool prints it; the tool's "[new]" / "[there before this run]" tag is not part of

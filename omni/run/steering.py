@@ -8,7 +8,7 @@ import time
 from typing import Callable
 
 from omni.errors import ForceQuit, StopRun
-from omni.plan import Plan
+from omni.loop.plan import Plan
 
 DOUBLE_PRESS = 2.0
 HELP = ("Paused. Type guidance for the agent and press Enter, or a command:\n"

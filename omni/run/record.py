@@ -46,51 +46,6 @@ class RunRecord:
         self._events.close()
 
 
-def owner_alive(folder: Path) -> bool:
-    """Whether the omni process that wrote this record still runs (unknown owners count as alive)."""
-    try:
-        owner = json.loads((folder / OWNER).read_text())
-        pid, host = int(owner["pid"]), owner["host"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return True
-    if host != socket.gethostname():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return True
-
-
-def close_abandoned(runs: Path) -> list[str]:
-    """Give every record whose omni process died mid-run (kill -9, a crash of the machine) a summary
-    that says so; return their ids."""
-    closed = []
-    for folder in sorted(runs.iterdir()) if runs.is_dir() else []:
-        if (folder / "summary.json").exists() or not (folder / OWNER).exists() or owner_alive(folder):
-            continue
-        RunRecord.write_file(folder / "summary.json", {
-            "run_id": folder.name, "goal": _first_goal(folder), "status": "killed", "exit_code": 1,
-            "message": "the omni process ended mid-run (killed or crashed); a later start cleaned up after it",
-            "steps": 0, "applied": False, "changed_files": [], "branch": f"omni/{folder.name}"})
-        closed.append(folder.name)
-    return closed
-
-
-def _first_goal(folder: Path) -> str:
-    try:
-        with open(folder / "events.jsonl", encoding="utf-8") as handle:
-            for line in handle:
-                event = json.loads(line)
-                if event.get("goal"):
-                    return event["goal"]
-    except (OSError, ValueError):
-        pass
-    return "?"
-
-
 class EventBus:
     """Sends each event to every sink (run record, UI, JSON stream)."""
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from omni import commands
+from omni.cli import commands
 from omni.errors import OmniError
-from omni.session import RunRequest, run_goal
+from omni.run.session import RunRequest, run_goal
 from omni.settings import Settings
 
 HELP = """Type a goal and press Enter. Commands:

@@ -7,9 +7,10 @@ import json
 import sys
 from pathlib import Path
 
-from omni import hostgit, trust
+from omni import trust
+from omni.box import hostgit
 from omni.errors import UsageError
-from omni.workspace import apply_to_user_tree, find_repo
+from omni.box.workspace import apply_to_user_tree, find_repo
 
 
 def _runs_dir(repo_arg: Path | None) -> tuple[Path, Path]:
@@ -35,7 +36,8 @@ def _summary(folder: Path) -> dict:
 
 
 def _sandbox(args) -> int:
-    from omni import images, sandbox
+    from omni.box import images
+    from omni.box import sandbox
 
     client = sandbox.docker_client()
     if args.action == "clean":
@@ -56,7 +58,7 @@ def _sandbox(args) -> int:
 
 def _config(args) -> int:
     from omni import settings
-    from omni.cli import SETTING_FLAGS
+    from omni.cli.options import SETTING_FLAGS
 
     repo = find_repo((args.repo or Path.cwd()).resolve())
     effective, sources = settings.load(dict.fromkeys(SETTING_FLAGS), Path(repo.working_tree_dir),
@@ -84,7 +86,7 @@ def _trust(args) -> int:
 
 
 def _show(folder: Path) -> int:
-    from omni.ui import ConsoleUI
+    from omni.run.ui import ConsoleUI
 
     ui = ConsoleUI()
     for line in (folder / "events.jsonl").read_text().splitlines():
@@ -101,7 +103,7 @@ def _show(folder: Path) -> int:
 
 def main(argv: list[str]) -> int:
     if argv[0] in ("plan", "run"):
-        from omni import specrun
+        from omni.cli import specrun
 
         return specrun.main(argv)
     parser = argparse.ArgumentParser(prog="omni")

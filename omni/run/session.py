@@ -13,23 +13,24 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from omni import instructions, trust
-from omni.agent import Agent, AgentConfig, Outcome
-from omni.briefing import failing_tests, named_code
-from omni.config import resolve_models
+from omni import trust
+from omni.run import instructions
+from omni.loop.agent import Agent, AgentConfig, Outcome
+from omni.check.briefing import failing_tests, named_code
+from omni.model.endpoint import resolve_models
 from omni.errors import EXIT_CODES, ForceQuit, ModelError, SandboxError, StopRun, UsageError
-from omni.examples import GoalExamples
-from omni.gate import FinishGate
+from omni.check.examples import GoalExamples
+from omni.check.gate import FinishGate
 from omni.prompts import Prompts
-from omni.hostgit import GitError
-from omni.record import EventBus, RunRecord, close_abandoned, new_run_id
-from omni.sandbox import DockerSandbox, LocalSandbox, SandboxConfig, docker_client
+from omni.box.hostgit import GitError
+from omni.run.cleanup import cleanup_after_killed_runs
+from omni.run.record import EventBus, RunRecord, new_run_id
+from omni.box.sandbox import DockerSandbox, LocalSandbox, SandboxConfig, docker_client
 from omni.settings import Settings
-from omni.steering import InterruptHandler, TerminalSteering
-from omni.toolbox import Toolbox
-from omni.ui import ConsoleUI, JsonLines, NoUser, TerminalAnswers
-from omni.workspace import (Workspace, WorkspaceTooLarge, apply_to_user_tree, ensure_omni_dir, find_repo,
-                            remove_abandoned_worktrees)
+from omni.run.steering import InterruptHandler, TerminalSteering
+from omni.box.toolbox import Toolbox
+from omni.run.ui import ConsoleUI, JsonLines, NoUser, TerminalAnswers
+from omni.box.workspace import Workspace, WorkspaceTooLarge, apply_to_user_tree, ensure_omni_dir, find_repo
 
 
 @dataclass
@@ -60,7 +61,7 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
     # No engine: a clear message and exit 2, before any file is written. The sandbox reuses this client.
     engine = docker_client() if s.sandbox == "docker" else None
     # The openai package takes ~0.5 s to import: load it while the worktree and container start.
-    warm = threading.Thread(target=importlib.import_module, args=("omni.model",), daemon=True)
+    warm = threading.Thread(target=importlib.import_module, args=("omni.model.client",), daemon=True)
     warm.start()
 
     interactive = sys.stdin.isatty() and sys.stdout.isatty() and not s.yes and not request.json
@@ -92,7 +93,7 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
                         "or any isolation (on a copy of the repo in .omni/worktrees)")
             sandbox = LocalSandbox(workspace.path, s.test_command, workspace.seed, s.max_workspace_mb * 2**20)
         warm.join()
-        from omni.model import ChatModel
+        from omni.model.client import ChatModel
 
         model = ChatModel(action_config, on_event=events.emit)
         planner = model if planner_config == action_config else ChatModel(planner_config, on_event=events.emit)
@@ -179,21 +180,6 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
             signal.signal(signal.SIGINT, previous)
     status = summary.get("status", status)  # saving the result can still fail the run
     return EXIT_CODES.get(status, 0 if status == "planned" else 1), summary
-
-
-def cleanup_after_killed_runs(root: Path) -> str:
-    """What earlier omni processes killed mid-run left behind: containers (removed when the sandbox
-    starts), private run folders, worktrees, and records without a summary."""
-    from omni.sandbox import remove_stale_run_dirs
-
-    dirs = remove_stale_run_dirs()
-    closed = close_abandoned(root / ".omni" / "runs")
-    trees = remove_abandoned_worktrees(root)
-    parts = [f"{len(closed)} run record(s) marked killed ({', '.join(closed)})" if closed else "",
-             f"{len(trees)} worktree(s) removed" if trees else "",
-             f"{len(dirs)} private run folder(s) removed" if dirs else ""]
-    said = "; ".join(p for p in parts if p)
-    return f"cleaned up after runs that were killed: {said}" if said else ""
 
 
 def nested_repos_note(paths: list[str]) -> str:

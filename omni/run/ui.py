@@ -13,7 +13,7 @@ from rich.live import Live
 from rich.markup import escape
 from rich.text import Text
 
-from omni.plan import MARKS
+from omni.loop.plan import MARKS
 
 EXCERPT_LINES = 6
 

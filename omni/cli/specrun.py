@@ -11,20 +11,20 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from omni import hostgit
-from omni import spec as specs
-from omni.config import resolve_models
+from omni.box import hostgit
+from omni.cli import spec as specs
+from omni.model.endpoint import resolve_models
 from omni.errors import UsageError
 from omni.prompts import Prompts
-from omni.session import RunRequest, run_goal
-from omni.textmode import json_object
-from omni.workspace import find_repo
+from omni.run.session import RunRequest, run_goal
+from omni.model.textmode import json_object
+from omni.box.workspace import find_repo
 
 UNDERSTANDING_ROUNDS = 2
 
 
 def _parser() -> argparse.ArgumentParser:
-    from omni.cli import add_run_options
+    from omni.cli.options import add_run_options
 
     parser = argparse.ArgumentParser(prog="omni")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -42,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _models(settings):
-    from omni.model import ChatModel
+    from omni.model.client import ChatModel
 
     action, planner = resolve_models(settings)
     return ChatModel(action), ChatModel(planner)
@@ -176,7 +176,7 @@ def run_spec(args, settings, console: Console) -> int:
 
 
 def main(argv: list[str]) -> int:
-    from omni.cli import SETTING_FLAGS, check_limits
+    from omni.cli.options import SETTING_FLAGS, check_limits
 
     parser = _parser()
     args = parser.parse_args(argv)

@@ -20,7 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from omni import hostgit, images
+from omni.box import hostgit
+from omni.box import images
 from omni.errors import SandboxError, UsageError
 from omni.resources import data_dir
 from omni.results import ToolResult

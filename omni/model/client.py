@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import openai
-from omni import pricing
-from omni.config import ModelConfig
+from omni.model import pricing
+from omni.model.endpoint import ModelConfig
 from omni.errors import ContextLengthExceeded, ModelError
 from omni.results import Action, Usage
-from omni.textmode import TextFormatError, parse_actions
+from omni.model.textmode import TextFormatError, parse_actions
 
 def _transport_errors() -> tuple[type[Exception], ...]:
     """Errors the HTTP library raises mid-stream. openai 3 wraps them; openai 1 and 2 let httpx's through."""

@@ -14,15 +14,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from omni.conversation import Conversation
+from omni.loop.conversation import Conversation
 from omni.errors import ContextLengthExceeded, ForceQuit, ModelError, SandboxError, StopRun
-from omni.examples import GoalExamples
-from omni.failures import FailureTracker, describe, exact_error, failure_class
-from omni.plan import Plan, PlanStep
+from omni.check.examples import GoalExamples
+from omni.loop.failures import FailureTracker, describe, exact_error, failure_class
+from omni.loop.plan import Plan, PlanStep
 from omni.prompts import Prompts
 from omni.protocols import AnswerSource, Events, Model, Sandbox
 from omni.results import Action, ToolResult, Usage
-from omni.toolbox import Toolbox
+from omni.box.toolbox import Toolbox
 
 
 class AgentConfig(BaseModel):

@@ -1,0 +1,5 @@
+import sys
+
+from omni.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,91 @@
+"""omni's command line: `omni "<goal>"` runs the agent; `omni` alone opens a session; subcommands
+manage the sandbox, the configuration and past runs."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+from omni import __version__
+from omni.cli.options import add_run_options, check_limits, settings_for
+from omni.errors import EXIT_CODES, ForceQuit, OmniError, UsageError
+
+SUBCOMMANDS = ("sandbox", "runs", "show", "diff", "apply", "undo", "config", "trust", "plan", "run")
+EPILOG = """subcommands:
+  omni sandbox build|clean    build the sandbox image (--offline-base: without a registry) / remove stale ones
+  omni config                 the effective configuration and where each value comes from
+  omni trust                  allow this repo's .omni/config.toml (its current content) to weaken isolation
+  omni runs | show RUN | diff RUN | apply RUN | undo RUN     past runs
+  omni plan GOAL --spec F     write a YAML task spec;  omni run F   execute one
+
+exit codes: 0 finished, 1 failed or flagged, 2 usage or configuration error, 3 a limit was reached,
+130 interrupted."""
+
+
+def run_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="omni", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+        description="A coding agent for the terminal. It plans, acts one tool call at a time in a Docker "
+        "sandbox on an isolated copy of your repo, corrects itself, and shows you the diff.")
+    p.add_argument("goal", nargs="?", help="what to do, in plain words ('-' reads it from stdin); "
+                   "none opens an interactive session")
+    p.add_argument("--version", action="version", version=f"omni {__version__}")
+    p.add_argument("--goal-file", type=Path, help="read the goal from a file")
+    add_run_options(p)
+    return p
+
+
+def read_goal(args) -> str:
+    if args.goal_file:
+        try:
+            goal = args.goal_file.read_text()
+        except OSError as exc:
+            raise UsageError(f"cannot read the goal file {args.goal_file}: {exc.strerror}") from None
+    elif args.goal == "-":
+        goal = sys.stdin.read()
+    else:
+        goal = args.goal or ""
+    goal = goal.strip()
+    if not goal:
+        raise UsageError("the goal is empty: say what to do, e.g. omni \"make the tests in tests/ pass\"")
+    return goal
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise ForceQuit()  # like a second Ctrl-C: the record is saved and the sandbox removed on the way out
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            from omni.cli import commands
+
+            return commands.main(argv)
+        parser = run_parser()
+        args = parser.parse_args(argv)
+        check_limits(parser, args)
+        if args.goal is None and args.goal_file is None and sys.stdin.isatty() and sys.stdout.isatty():
+            from omni.cli.interactive import session
+
+            settings, _ = settings_for(args)
+            return session(settings, args)
+        goal = read_goal(args)
+        settings, _ = settings_for(args)
+        from omni.run.session import RunRequest, run_goal
+
+        code, _ = run_goal(RunRequest(goal, settings, args.repo, args.json))
+        return code
+    except OmniError as exc:
+        print(f"omni: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except (KeyboardInterrupt, ForceQuit):
+        print("omni: interrupted", file=sys.stderr)
+        return EXIT_CODES["interrupted"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
