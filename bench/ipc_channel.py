@@ -69,10 +69,10 @@ def main() -> None:
             stream = AttachedStream(box.client.api, box.container.id)
             try:
                 for _ in range(20):  # warm up both
-                    box.run_tool("noop", {}, 10)
-                    assert stream.call("noop", {})["success"]
-                ours = timed(lambda: box.run_tool("noop", {}, 10), opts.calls)
-                other = timed(lambda: stream.call("noop", {}), opts.calls)
+                    box.run_tool("__ping__", {}, 10)
+                    assert stream.call("__ping__", {})["success"]
+                ours = timed(lambda: box.run_tool("__ping__", {}, 10), opts.calls)
+                other = timed(lambda: stream.call("__ping__", {}), opts.calls)
             finally:
                 stream.close()
     report("Per-call round trip, no-op request, warm container", "unix socket (0700 folder + secret)", ours,

@@ -57,9 +57,9 @@ def main() -> None:
         with docker_sandbox(repo, "bench-overhead") as box:
             cid = box.container.id
             for _ in range(10):  # warm up both paths
-                box.run_tool("noop", {}, 10)
+                box.run_tool("__ping__", {}, 10)
                 subprocess.run(["docker", "exec", cid, "true"], check=True)
-            ours = timed(lambda: box.run_tool("noop", {}, 10), opts.calls)
+            ours = timed(lambda: box.run_tool("__ping__", {}, 10), opts.calls)
             base = timed(lambda: subprocess.run(["docker", "exec", cid, "true"], check=True), opts.calls)
             report("Per-call overhead, no-op tool, warm container", "omni tool server (unix socket)", ours,
                    "docker exec CONTAINER true", base, "<= 15 ms")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from omni.results import Action, ToolResult, Usage
@@ -46,3 +47,23 @@ class AnswerSource(Protocol):
     """Answers the model's clarification questions (a terminal, or a policy when nobody is there)."""
 
     def ask(self, question: str) -> str: ...
+
+
+class Gate(Protocol):
+    """Decides what `finish` means: None accepts the work; a string is feedback that sends it back.
+    (It may also stop the run, flagging it for a human, by raising StopRun.)"""
+
+    def __call__(self, goal: str, plan: str, summary: str) -> str | None: ...
+
+
+class Steering(Protocol):
+    """Runs on Ctrl-C with the plan as it stands and a way to replace it (with step texts): returns
+    guidance for the next step ('' for none), or raises StopRun."""
+
+    def __call__(self, plan: str, replace_plan: Callable[[list[str]], None]) -> str: ...
+
+
+class AfterAction(Protocol):
+    """Called after each sandbox action with its result; returns the result, with anything it adds."""
+
+    def __call__(self, action: Action, result: ToolResult) -> ToolResult: ...

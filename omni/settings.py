@@ -35,7 +35,7 @@ class Settings(BaseModel):
     api_key: str | None = Field(None, json_schema_extra=_flag(
         "model", "API key (else OPENAI_API_KEY, OPENROUTER_API_KEY)"))
     tool_mode: Literal["auto", "native", "text"] = Field("auto", json_schema_extra=_flag(
-        "model", "native tool calls, a text format, or probe the server once (auto)"))
+        "model", "native tool calls, a text format, or auto: probe the server once"))
     tools: Literal["full", "core"] = Field("full", json_schema_extra=_flag(
         "model", "offer every tool (full) or a core set of 8 that small models handle better"))
     stream: bool = Field(True, json_schema_extra=_flag("model", "do not stream replies", off="--no-stream"))

@@ -295,7 +295,7 @@ def test_after_kill_9_the_next_start_cleans_up(tmp_path, fake, docker_engine):
 
 def test_a_run_folder_is_removed_only_when_its_omni_process_is_gone():
     """The private run folder's name carries omni's pid, so a later start can tell a dead run's folder."""
-    from omni.box.sandbox import RunDir, remove_stale_run_dirs
+    from omni.box.channel import RunDir, remove_stale_run_dirs
 
     folder = RunDir()
     try:

@@ -54,7 +54,8 @@ def test_the_goal_example_is_shown_at_the_start_and_finishing_before_it_holds_is
     assert run.code == 0, run.stdout
     brief = fake.requests[1]["messages"][1]["content"]
     assert "`add(2, 3) == 5` does not hold: add(2, 3) gives -1" in brief
-    assert "mul(2, 3)" not in brief.split("The goal's examples")[1].split("\n\n")[0]  # it holds already: it describes what works, and is not a check
+    # it holds already: it describes what works, and is not a check
+    assert "mul(2, 3)" not in brief.split("The goal's examples")[1].split("\n\n")[0]
     decisions = [e for e in run.events() if e["kind"] == "gate"]
     assert [d["decision"] for d in decisions] == ["refine", "accept"]
     assert "the goal's example `add(2, 3) == 5` does not hold: add(2, 3) gives -1" in decisions[0]["reasons"]
@@ -79,7 +80,8 @@ def test_an_example_that_raises_is_checked_and_one_whose_module_is_missing_is_dr
     assert run.code == 0, run.stdout
     brief = fake.requests[1]["messages"][1]["content"]
     assert "`sub(5, 3) == 2` does not hold: sub(5, 3) raises NameError: sub is not defined in the repository" in brief
-    assert "numpy" not in brief.split("The goal's examples")[1].split("\n\n")[0]  # not importable here: nothing to check
+    # not importable here: nothing to check
+    assert "numpy" not in brief.split("The goal's examples")[1].split("\n\n")[0]
     decisions = [e for e in run.events() if e["kind"] == "gate"]
     assert decisions[0]["decision"] == "refine" and "sub(5, 3)" in " ".join(decisions[0]["reasons"])
     assert decisions[-1]["decision"] == "accept"

@@ -18,7 +18,8 @@ FINISH = {"tool": "finish", "args": {"summary": "done"}}
 
 
 def spawn(repo, fake, *args, sandbox="local"):
-    argv = ["-m", "omni.cli", "--no-review", "--base-url", fake.base_url, "--model", "fake-model", "--tool-mode", "native",
+    argv = ["-m", "omni.cli", "--no-review", "--base-url", fake.base_url,
+            "--model", "fake-model", "--tool-mode", "native",
             "--sandbox", sandbox, *args]
     env = clean_env(COLUMNS="160", LINES="50", TERM="xterm")
     return pexpect.spawn(sys.executable, argv, cwd=str(repo), env=env, encoding="utf-8", timeout=60,

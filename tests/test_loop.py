@@ -190,7 +190,8 @@ def test_time_limit_stops_with_exit_3(calc_repo, fake):
 def test_cost_limit_stops_with_exit_3(calc_repo, fake):
     usage = {"prompt_tokens": 400_000, "completion_tokens": 0}
     fake.add(PLAN, {"tool": "list_files", "args": {}, "usage": usage}, FINISH)
-    argv = ["--no-review", "--base-url", fake.base_url, "--model", "gpt-4o-mini", "--tool-mode", "native", "--sandbox", "local",
+    argv = ["--no-review", "--base-url", fake.base_url,
+            "--model", "gpt-4o-mini", "--tool-mode", "native", "--sandbox", "local",
             "--yes", "--max-cost", "0.05", "spend"]
     run = run_omni(calc_repo, *argv)
     assert run.code == 3 and run.summary()["status"] == "limit_cost"

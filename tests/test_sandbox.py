@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import CALC, clean_env, git, make_repo, run_omni
 
-from omni.box.sandbox import LABEL, DockerSandbox, SandboxConfig, ToolClient, remove_stale
+from omni.box.channel import ToolClient
+from omni.box.sandbox import LABEL, DockerSandbox, SandboxConfig, remove_stale
 from omni.box.workspace import Workspace, find_repo
 
 pytestmark = pytest.mark.docker

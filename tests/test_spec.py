@@ -106,7 +106,8 @@ def test_spec_runs_in_order_refines_on_a_failing_criterion_and_resumes(calc_repo
     assert "3/3 steps passed" in again.stdout
 
     (calc_repo / "calc.py").write_text((calc_repo / "calc.py").read_text() + "# edited by the user\n")
-    fake.add(plan_text(1), FINISH, FINISH, plan_text(2), FINISH, FINISH, plan_text(3), FINISH, FINISH)  # no change: asked once
+    # no change: asked once
+    fake.add(plan_text(1), FINISH, FINISH, plan_text(2), FINISH, FINISH, plan_text(3), FINISH, FINISH)
     changed = omni(calc_repo, fake, "run", str(path), "--yes")  # an input changed outside the spec
     assert changed.returncode == 0, changed.stdout
     redone = [r["messages"][0]["content"] for r in fake.requests[before + 6:]

@@ -302,12 +302,16 @@ def test_replace_symbol_keeps_comments_and_formatting_elsewhere(box):
     documented = call(box, "replace_symbol", path="width.py", symbol="width",
                       new_source="def width(s):\n    return -1 if '\\x01' in s else len(s)\n")
     assert documented.success and (box.root / "width.py").read_text() == (
-        'def width(s):\n    """Cells s takes.\n\n    -1 for control.\n    """\n    return -1 if \'\\x01\' in s else len(s)\n')
+        'def width(s):\n    """Cells s takes.\n\n    -1 for control.\n    """\n'
+        '    return -1 if \'\\x01\' in s else len(s)\n')
     redoc = call(box, "replace_symbol", path="width.py", symbol="width",
                  new_source='def width(s):\n    """Cells."""\n    return len(s)\n')  # a new docstring wins
-    assert redoc.success and (box.root / "width.py").read_text() == 'def width(s):\n    """Cells."""\n    return len(s)\n'
-    swapped = call(box, "replace_symbol", path="deco.py", symbol="g", new_source="@staticmethod\ndef g(x):\n    return 1")
-    assert swapped.success and (box.root / "deco.py").read_text().endswith("\n\n@staticmethod\ndef g(x):\n    return 1\n")
+    assert redoc.success
+    assert (box.root / "width.py").read_text() == 'def width(s):\n    """Cells."""\n    return len(s)\n'
+    swapped = call(box, "replace_symbol", path="deco.py", symbol="g",
+        new_source="@staticmethod\ndef g(x):\n    return 1")
+    assert swapped.success
+    assert (box.root / "deco.py").read_text().endswith("\n\n@staticmethod\ndef g(x):\n    return 1\n")
 
 
 def test_replace_symbol_adds_a_missing_top_level_definition_and_replace_in_file_says_how_to_add(box):
@@ -324,7 +328,8 @@ def test_replace_symbol_adds_a_missing_top_level_definition_and_replace_in_file_
     assert (box.root / "seqs.py").read_text() == "def first(seq):\n    return seq[0]\n\n\n" + new
     call(box, "create_file", path="exported.py", content="__all__ = [\n    'first',\n]\n\n\ndef first(s):\n"
          "    return s[0]\n")
-    listed = call(box, "replace_symbol", path="exported.py", symbol="last", new_source="def last(s):\n    return s[-1]\n")
+    listed = call(box, "replace_symbol", path="exported.py", symbol="last",
+        new_source="def last(s):\n    return s[-1]\n")
     assert listed.success and "(added: it was not defined, and listed in __all__)" in listed.output
     assert (box.root / "exported.py").read_text() == ("__all__ = [\n    'first', 'last',\n]\n\n\ndef first(s):\n"
                                                       "    return s[0]\n\n\ndef last(s):\n    return s[-1]\n")
@@ -339,7 +344,8 @@ def test_replace_symbol_adds_a_missing_top_level_definition_and_replace_in_file_
                   new_source="def only(self):\n    return 3\n")
     assert method.success and "replace_symbol H.only:" in method.output
     assert (box.root / "funcs.py").read_text().endswith("class H:\n    def only(self):\n        return 3\n")
-    two = call(box, "replace_symbol", path="funcs.py", symbol="rev", new_source="def rev(self, a):\n    return a[::-1]\n")
+    two = call(box, "replace_symbol", path="funcs.py", symbol="rev",
+        new_source="def rev(self, a):\n    return a[::-1]\n")
     assert not two.success and "'rev' names 2 definitions in funcs.py: F.rev, G.rev" in two.error
 
 
@@ -509,7 +515,8 @@ def test_new_code_is_indented_like_the_file_when_only_that_parses(box):
     assert edit.success, edit.error
     assert "indented with spaces in a file indented with tabs" in edit.output and "from the start of its first line" \
         in edit.output
-    assert (box.root / "tabbed.py").read_text() == tabbed.replace("'/'):\n\t\tpath = path[1:]", "'./'):\n\t\tpath = path[2:]")
+    assert (box.root / "tabbed.py").read_text() == tabbed.replace(
+        "'/'):\n\t\tpath = path[1:]", "'./'):\n\t\tpath = path[2:]")
     added = call(box, "insert_lines", path="tabbed.py", line=6, text="    if not path:\n        return '.'")
     assert added.success and "indented with tabs" in added.output, added.error
     assert "\tif not path:\n\t\treturn '.'\n\treturn path\n" in (box.root / "tabbed.py").read_text()
@@ -559,7 +566,8 @@ def test_an_edit_keeps_every_byte_it_does_not_change(tmp_path):
         assert not mixed.success and "not UTF-8 (byte 0xe9 on line 1)" in mixed.error
         assert (root / "legacy.py").read_bytes() == latin.replace(b"value = 1", b"value = 2")
         structured = call(box, "replace_symbol", path="legacy.py", symbol="h", new_source="def h():\n    pass\n")
-        assert not structured.success and "not valid UTF-8" in structured.error and "replace_in_file" in structured.error
+        assert not structured.success
+        assert "not valid UTF-8" in structured.error and "replace_in_file" in structured.error
         # A BOM does not stop Python-aware tools, and it is still there after the edit.
         assert "def f  [1-2]" in call(box, "outline", path="bom.py").output
         rewritten = call(box, "replace_symbol", path="bom.py", symbol="f", new_source="def f():\n    return 2\n")

@@ -7,7 +7,9 @@ import pytest
 from omni.model.endpoint import OPENROUTER_URL, resolve_endpoint, resolve_models
 from omni.loop.conversation import Conversation
 from omni.errors import UsageError
-from omni.loop.failures import CLASSES, FailureTracker
+from omni.box.toolbox import Toolbox
+from omni.loop.failures import CLASSES
+from omni.loop.guard import RepeatGuard
 from omni.loop.plan import Plan
 from omni.prompts import PromptError, Prompts
 from omni.results import Action, ToolResult
@@ -126,13 +128,16 @@ def test_condense_folds_old_turns_and_keeps_the_goal():
 
 
 def test_same_failure_twice_is_refused_before_running():
-    tracker = FailureTracker()
+    guard = RepeatGuard(Toolbox(), unstick_temperature=0.8)
     action = Action(name="shell", args={"command": "make"})
     failed = ToolResult.fail("command_failed", "exit code 2")
-    assert tracker.refusal(action) is None
-    tracker.record(action, failed)
-    assert tracker.refusal(action) is None
-    tracker.record(action, failed)
-    refused = tracker.refusal(action)
+    assert guard.before(action, 1, "") == action
+    guard.observe(action, failed)
+    assert guard.before(action, 2, "") == action
+    guard.observe(action, failed)
+    refused = guard.before(action, 3, "")
     assert refused.failure == "repeated" and "exit code 2" in refused.error
-    assert tracker.refusal(Action(name="shell", args={"command": "make test"})) is None
+    guard.observe(action, refused)
+    assert guard.request_options().temperature == 0.8 and guard.request_options().withheld_tool == "shell"
+    other = Action(name="read_file", args={"path": "a.py"})
+    assert guard.before(other, 4, "") == other

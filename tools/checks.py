@@ -77,9 +77,10 @@ def lint(ctx: Context, paths: list[str] | None = None) -> dict:
     if findings is None:
         return result(False, error="ruff gave no readable output", failure="command_failed")
     if not findings:
-        return result(True, f"ruff: no problems in {len(targets)} file(s)", problems=0, new_findings=[])
+        return result(True, f"ruff: no problems in {len(targets)} file(s)", problems=0, findings=[],
+                      new_findings=[])
     before = _before(ctx, targets)
-    lines, fresh = [], []
+    lines, fresh, listed = [], [], []
     for item in findings:
         key = (item["rel"], item.get("code"), item["message"])
         old = before is not None and before[key] > 0
@@ -90,9 +91,11 @@ def lint(ctx: Context, paths: list[str] | None = None) -> dict:
                 f"{item.get('code') or 'syntax'} {item['message']}{fix}")
         if not old:
             fresh.append(f"{item['rel']}: {item.get('code') or 'syntax'} {item['message']}")
+        listed.append({"path": item["rel"], "code": item.get("code") or "syntax", "message": item["message"],
+                       "new": None if before is None else not old})
         lines.append(line + (" [there before this run]" if old else " [new]" if before is not None else ""))
     # The finish gate reads new_findings: one judgment of "new", the same one the model was shown.
-    known = {"new_findings": fresh} if before is not None else {}
+    known = {"findings": listed, **({"new_findings": fresh} if before is not None else {})}
     new = len(fresh)
     if before is not None and new == 0:  # nothing the model did: not a failure it should chase
         return result(True, f"ruff: {len(findings)} problem(s), all there before this run; none new\n"
@@ -194,11 +197,11 @@ def _pytest(ctx: Context, selection: list[str], timeout: int) -> dict:
             f"{c['skipped']} skipped in {c['duration_s']}s")
     if done.exit_code == 5:
         return result(False, head, error="no tests were collected; check the selection or the test layout",
-                      failure="tests_failed", exit_code=5, summary=c)
+                      failure="tests_failed", exit_code=5, summary=c, headline=head)
     if done.exit_code == 0 and not c["passed"] and not c["failed"] and not c["errors"]:
         return result(False, head, error=f"no test ran: all {c['skipped']} were skipped, so this checked nothing. "
                       "Select tests that run: a test file for the code you changed, or no selection for the whole "
-                      "suite.", failure="tests_failed", exit_code=0, summary=c, failing=[])
+                      "suite.", failure="tests_failed", exit_code=0, summary=c, failing=[], headline=head)
     blocks = [head]
     for fail in summary["failing"][:10]:
         blocks.append(f"\n{'FAILED' if fail['kind'] == 'failure' else 'ERROR'} {fail['id']}\n"
@@ -211,7 +214,7 @@ def _pytest(ctx: Context, selection: list[str], timeout: int) -> dict:
     text = "\n".join(blocks)
     ok = done.exit_code == 0
     return result(ok, text, error="" if ok else head, failure="tests_failed", exit_code=done.exit_code,
-                  summary=c, failing=[f["id"] for f in summary["failing"]])
+                  summary=c, failing=[f["id"] for f in summary["failing"]], headline=head)
 
 
 def shell(ctx: Context, command: str, timeout: int = 120) -> dict:

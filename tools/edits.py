@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Callable
 
 from context import Context, result
+from pysource import definitions
 from workspace import ToolError, not_utf8, read_text, resolve, write_atomic
 
 # Syntax errors and the pyflakes checks that mean "this code cannot run".
@@ -199,10 +200,9 @@ def _rewrite_hint(path: str, text: str, line: int | None) -> str:
     Small models fail at exact-text edits far more often than at rewriting a short function."""
     if line is None or not path.endswith(".py"):
         return ""
-    from python_tools import _definitions_from_text  # python_tools imports this module
 
     try:
-        rows = _definitions_from_text(text, path)
+        rows = definitions(text, path)
     except ToolError:
         return ""
     inside = [r for r in rows if r[0] != "class" and r[2] <= line <= r[3] and r[3] - r[2] < 80]

@@ -38,7 +38,7 @@ def list_files(ctx: Context, path: str = ".", max_results: int = 200) -> dict:
     text = "\n".join(shown) or "(no files)"
     if more:
         text += f"\n[{more} more files not shown; pass a subdirectory as path to narrow]"
-    return result(True, text, total=len(files))
+    return result(True, text, total=len(files), files=shown)
 
 
 def _text_instead(ctx: Context, pattern: str, path: str, why: str) -> dict | None:
@@ -104,13 +104,19 @@ def search(ctx: Context, pattern: str, path: str = ".", glob: str | None = None,
             lines += [f"{rel}:{n}:{line[:300]}" for n, line in enumerate(text.splitlines(), 1)
                       if regex.search(line)]
     if not lines:
-        return result(True, f"no matches for {pattern!r} under {path}", total=0)
+        return result(True, f"no matches for {pattern!r} under {path}", total=0, matches=[])
     shown = lines[:max_results]
     text = "\n".join(shown)
     if len(lines) > len(shown):
         text += (f"\n[{len(lines) - len(shown)} more matches not shown; narrow with path, glob "
                  "or a more specific pattern]")
-    return result(True, text, total=len(lines))
+    return result(True, text, total=len(lines), matches=[_match(line) for line in shown])
+
+
+def _match(line: str) -> dict:
+    """One 'path:line:text' line of this tool's own output, as fields."""
+    path, number, text = (line.split(":", 2) + ["", ""])[:3]
+    return {"path": path, "line": int(number) if number.isdigit() else 0, "text": text}
 
 
 def read_file(ctx: Context, path: str, start_line: int = 1, end_line: int | None = None) -> dict:
@@ -140,7 +146,7 @@ def read_file(ctx: Context, path: str, start_line: int = 1, end_line: int | None
     if last < wanted:
         body += f"\n[lines {last + 1}-{wanted} not shown ({READ_PAGE_LINES} lines per read); " \
                 f"read on with start_line={last + 1}]"
-    return result(True, body, total_lines=total)
+    return result(True, body, total_lines=total, next_start_line=last + 1 if last < wanted else None)
 
 
 def numbered(lines: list[str], first: int, last: int) -> str:

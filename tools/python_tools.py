@@ -4,7 +4,6 @@ for byte as they were."""
 
 from __future__ import annotations
 
-import ast
 import difflib
 import textwrap
 from pathlib import Path
@@ -13,6 +12,7 @@ import libcst as cst
 from context import Context, result
 from edits import as_meant, gated_write
 from files import all_files, numbered
+from pysource import definitions
 from workspace import ToolError, not_utf8, read_text, resolve
 
 Definition = (cst.FunctionDef, cst.ClassDef)
@@ -38,38 +38,8 @@ def _python_file(ctx: Context, path: str):
     return file, text
 
 
-def _definitions_from_text(text: str, path: str) -> list[tuple[str, str, int, int, int]]:
-    """(kind, qualified name, first line, last line, depth) of every class and function.
-
-    Read with Python's own ast, not libcst: the same names and line ranges, but about 40 ms for a
-    5,000-line module where libcst's position metadata takes over a second (bench/outline_5k.py).
-    """
-    if not_utf8(text):
-        raise ToolError(f"{path} is not valid UTF-8 ({not_utf8(text)}); it cannot be parsed as Python")
-    try:
-        tree = ast.parse(text)
-    except SyntaxError as exc:
-        raise ToolError(f"{path} does not parse as Python (line {exc.lineno}): {exc.msg}. "
-                        "Fix it with replace_in_file first.") from exc
-    rows: list[tuple[str, str, int, int, int]] = []
-
-    def walk(node, prefix: str, in_class: bool, depth: int) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = f"{prefix}{child.name}"
-                kind = "class" if isinstance(child, ast.ClassDef) else ("method" if in_class else "def")
-                start = min([child.lineno] + [d.lineno for d in child.decorator_list])
-                rows.append((kind, name, start, child.end_lineno, depth))
-                walk(child, name + ".", isinstance(child, ast.ClassDef), depth + 1)
-            elif not isinstance(child, (ast.expr, ast.Lambda)):
-                walk(child, prefix, in_class, depth)
-
-    walk(tree, "", False, 0)
-    return rows
-
-
 def _definitions(module: cst.Module) -> list[tuple[str, str, int, int, int]]:
-    return _definitions_from_text(module.code, "<module>")
+    return definitions(module.code, "<module>")
 
 
 def outline(ctx: Context, path: str) -> dict:
@@ -83,7 +53,7 @@ def outline(ctx: Context, path: str) -> dict:
         if any(p in (".git", ".venv", "venv", "node_modules") for p in file.parts):
             continue
         try:
-            rows = _definitions_from_text(read_text(file, rel), rel)
+            rows = definitions(read_text(file, rel), rel)
         except ToolError as exc:
             skipped.append(f"{rel}: {exc}")
             continue
@@ -122,7 +92,7 @@ def _find_definitions(ctx: Context, symbol: str, path: str) -> list[tuple]:
         if last not in text:
             continue
         try:
-            rows = _definitions_from_text(text, rel)
+            rows = definitions(text, rel)
         except ToolError:
             continue
         for kind, name, start, end, _depth in rows:
@@ -163,7 +133,7 @@ def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
     if len(matches) > SYMBOL_MATCHES:
         blocks.append("Also defined at: " + ", ".join(f"{m[0]}:{m[3]} {m[2]}" for m in matches[SYMBOL_MATCHES:][:10]))
     return result(True, "\n\n".join(blocks), matches=len(matches),
-                  locations=[f"{m[0]}:{m[3]}-{m[4]}" for m in matches])
+                  locations=[f"{m[0]}:{m[3]}-{m[4]}" for m in matches], blocks=blocks)
 
 
 class _Replace(cst.CSTTransformer):
@@ -288,7 +258,7 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
     transformer = _Replace(symbol, new)
     updated = module.visit(transformer)
     if transformer.hits == 0 and "." not in symbol:  # a method by its own name, as read_symbol takes it
-        owners = [row[1] for row in _definitions_from_text(text, path) if row[1].rsplit(".", 1)[-1] == symbol]
+        owners = [row[1] for row in definitions(text, path) if row[1].rsplit(".", 1)[-1] == symbol]
         if len(owners) > 1:
             raise ToolError(f"{symbol!r} names {len(owners)} definitions in {path}: {', '.join(owners)}. "
                             "Give the qualified name of the one to change.")
@@ -324,7 +294,8 @@ def _export(module: cst.Module, name: str) -> cst.Module | None:
             return None
         last = names.elements[-1]
         quote = last.value.quote
-        elements = [*names.elements[:-1], last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+        spaced = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        elements = [*names.elements[:-1], last.with_changes(comma=spaced),
                     cst.Element(cst.SimpleString(f"{quote}{name}{quote}"), comma=last.comma)]
         listed = statement.with_changes(body=[assign.with_changes(value=names.with_changes(elements=elements))])
         return module.with_changes(body=[*module.body[:n], listed, *module.body[n + 1:]])

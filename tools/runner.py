@@ -68,15 +68,8 @@ def _kill_group(proc: subprocess.Popen) -> None:
         time.sleep(0.005)
 
 
-def run(
-    argv: list[str],
-    cwd: str,
-    timeout: float,
-    env: dict[str, str] | None = None,
-    cap: int = DEFAULT_CAP,
-    cancelled: Callable[[], bool] = lambda: False,
-    watch: Callable[[], str] | None = None,
-) -> Completed:
+def run(argv: list[str], cwd: str, timeout: float, env: dict[str, str] | None = None, cap: int = DEFAULT_CAP,
+        cancelled: Callable[[], bool] = lambda: False, watch: Callable[[], str] | None = None) -> Completed:
     """`watch`, if given, is asked about once a second while the command runs; a non-empty answer stops
     the command (the workspace grew past its limit, for example) and is kept as `watch_note`."""
     start = time.monotonic()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import hmac
+import importlib
 import json
 import os
 import select
@@ -27,40 +28,25 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import checks
-import edits
-import files
-import python_tools
 from context import BUDGET, Context, result
 from workspace import ToolError
 
-TOOLS = {
-    "list_files": files.list_files,
-    "find_files": files.find_files,
-    "search": files.search,
-    "read_file": files.read_file,
-    "outline": python_tools.outline,
-    "read_symbol": python_tools.read_symbol,
-    "replace_in_file": edits.replace_in_file,
-    "insert_lines": edits.insert_lines,
-    "create_file": edits.create_file,
-    "delete_file": edits.delete_file,
-    "replace_symbol": python_tools.replace_symbol,
-    "delete_symbol": python_tools.delete_symbol,
-    "add_import": python_tools.add_import,
-    "lint": checks.lint,
-    "run_tests": checks.run_tests,
-    "shell": checks.shell,
-    "check_examples": checks.check_examples,
-    "git_status": checks.git_status,
-    "git_diff": checks.git_diff,
-    "noop": lambda ctx: result(True, ""),
-}
+PING, LIST = "__ping__", "__list__"  # the host's readiness probe and install check, not tools
+TOOLS: dict = {}  # name -> function, from the table the host passes at start (made from specs.py)
+
+
+def load_tools(table: dict[str, list[str]]) -> dict:
+    """{module: [tool names]} -> {name: the function of that name in tools/<module>.py}. The table comes
+    from the declarations in specs.py, which need pydantic; the sandbox's tool runtime does not have it."""
+    return {name: getattr(importlib.import_module(module), name) for module, names in table.items()
+            for name in names}
 
 
 def call(root: Path, name: str, args: dict, cancelled=lambda: False) -> dict:
     started = time.monotonic()
-    if name == "__list__":
+    if name == PING:
+        return result(True, "")
+    if name == LIST:
         return result(True, "\n".join(sorted(TOOLS)))
     tool = TOOLS.get(name)
     if tool is None:
@@ -149,7 +135,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--socket", required=True)
     parser.add_argument("--root", required=True)
+    parser.add_argument("--tools", required=True, help="JSON {module: [tool names]}")
     opts = parser.parse_args()
+    TOOLS.update(load_tools(json.loads(opts.tools)))
     root = Path(opts.root).resolve()
     token = os.environ.pop("OMNI_TOOL_TOKEN", "")
     if not token:

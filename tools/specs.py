@@ -1,24 +1,114 @@
-"""Every tool's name, description and typed parameters: the one source of truth.
+"""Every tool, declared once: its name (the class name), description (the docstring), typed parameters,
+kind, whether the small-model profile (--tools core) offers it, the tools/ module that implements it (a
+function of the same name), and the model of the details its result carries.
 
-The host turns these models into the schemas the model sees and validates each call against them
-before anything runs. The class docstring is the description the model reads; keep it short and
-say when to use the tool. `HOST_TOOLS` run in omni itself; the rest run in the sandbox.
+The host makes the model-facing schemas, argument validation and its tool groups from these; the tool
+server makes its dispatch table from them. Descriptions name the form of an argument, never a value that
+could pass for a real one: a small model copies example values.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+# What a tool does to the workspace, which decides how the loop treats a repeat of it.
+READ = "read"  # only looks: the same call gives the same answer until something changes the workspace
+CHECK = "check"  # runs the code, changes nothing that lasts
+EDIT = "edit"  # changes files
+COMMAND = "command"  # may change anything
+HOST = "host"  # runs in omni itself, never in the sandbox
+INTERNAL = "internal"  # not offered to the model: omni's own use of the sandbox
+
+
+class Details(BaseModel):
+    """Fields a tool's result carries beside its text, for the host to read (never the prose)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ListDetails(Details):
+    total: int = 0
+    files: list[str] = Field(default_factory=list, description="the files shown")
+
+
+class SearchMatch(BaseModel):
+    path: str
+    line: int
+    text: str
+
+
+class SearchDetails(Details):
+    total: int = 0
+    matches: list[SearchMatch] = Field(default_factory=list, description="the matches shown")
+
+
+class ReadDetails(Details):
+    total_lines: int = 0
+    next_start_line: int | None = Field(None, description="where a paged read goes on; None at the end")
+
+
+class SymbolDetails(Details):
+    matches: int = 0
+    locations: list[str] = Field(default_factory=list)
+    blocks: list[str] = Field(default_factory=list, description="each match as shown, best first")
+
+
+class EditDetails(Details):
+    unchanged: bool = Field(False, description="the edit would change nothing; nothing was written")
+    new_errors: int = 0
+
+
+class LintFinding(BaseModel):
+    path: str
+    code: str
+    message: str
+    new: bool | None = Field(None, description="not there when the run started; None when unknown")
+
+
+class LintDetails(Details):
+    problems: int = 0
+    findings: list[LintFinding] = Field(default_factory=list)
+    new_findings: list[str] | None = Field(None, description="'path: CODE message' of new findings; None "
+                                           "when the starting state could not be compared")
+
+
+class TestCounts(BaseModel):
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    duration_s: float = 0.0
+
+
+class TestDetails(Details):
+    summary: TestCounts | None = Field(None, description="None when pytest could not run or report")
+    failing: list[str] = Field(default_factory=list, description="ids of failing and erroring tests")
+    headline: str = Field("", description="one line: the counts")
+
+
+class ShellDetails(Details):
+    killed: bool = False
+
+
+class ExamplesDetails(Details):
+    results: list[dict] = Field(default_factory=list)
 
 
 class Spec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    kind: ClassVar[str] = READ
+    core: ClassVar[int] = 0  # its place in the small-model set (--tools core); 0: not in it
+    module: ClassVar[str] = ""
+    details: ClassVar[type[Details]] = Details
+
 
 class list_files(Spec):
     """List files in the repository (honours .gitignore). Start here to see the layout."""
 
+    module, details = "files", ListDetails
     path: str = Field(".", description="directory relative to the repo root")
     max_results: int = Field(200, ge=1, le=2000)
 
@@ -26,6 +116,7 @@ class list_files(Spec):
 class find_files(Spec):
     """Find files by name with a glob such as '*.py' or 'test_*'."""
 
+    module, details = "files", ListDetails
     pattern: str = Field(description="glob matched against the path or the file name")
     path: str = Field(".", description="directory to search in")
     max_results: int = Field(200, ge=1, le=2000)
@@ -34,6 +125,7 @@ class find_files(Spec):
 class search(Spec):
     """Search file contents with a regular expression; returns file:line:text."""
 
+    core, module, details = 1, "files", SearchDetails
     pattern: str = Field(description="regular expression")
     path: str = Field(".", description="file or directory to search")
     glob: str | None = Field(None, description="only files matching this glob, e.g. '*.py'")
@@ -44,27 +136,31 @@ class search(Spec):
 class read_file(Spec):
     """Read a file with line numbers, 100 lines at a time."""
 
+    core, module, details = 2, "files", ReadDetails
     path: str
     start_line: int = Field(1, ge=1)
     end_line: int | None = Field(None, ge=1)
 
 
-class outline(Spec):
-    """Classes, functions and methods of a Python file or package, with line ranges."""
-
-    path: str
-
-
 class read_symbol(Spec):
     """Show the source of a Python class or function by name, e.g. 'parse_date' or 'Parser.parse'."""
 
+    core, module, details = 3, "python_tools", SymbolDetails
     symbol: str = Field(description="name or qualified name of a def or class")
     path: str = Field(".", description="file or directory to look in")
+
+
+class outline(Spec):
+    """Classes, functions and methods of a Python file or package, with line ranges."""
+
+    module = "python_tools"
+    path: str
 
 
 class replace_in_file(Spec):
     """Replace an exact piece of text in a file. Copy old_text exactly from read_file, without line numbers."""
 
+    kind, core, module, details = EDIT, 4, "edits", EditDetails
     path: str
     old_text: str = Field(description="exact current text, including indentation")
     new_text: str = Field(description="replacement text")
@@ -75,6 +171,7 @@ class replace_in_file(Spec):
 class insert_lines(Spec):
     """Insert text before the given line number (use the last line + 1 to append)."""
 
+    kind, core, module, details = EDIT, 5, "edits", EditDetails
     path: str
     line: int = Field(ge=1)
     text: str
@@ -83,6 +180,7 @@ class insert_lines(Spec):
 class create_file(Spec):
     """Create a new file with the given content."""
 
+    kind, core, module, details = EDIT, 7, "edits", EditDetails
     path: str
     content: str
     overwrite: bool = False
@@ -91,6 +189,7 @@ class create_file(Spec):
 class delete_file(Spec):
     """Delete a file."""
 
+    kind, module, details = EDIT, "edits", EditDetails
     path: str
 
 
@@ -99,6 +198,7 @@ class replace_symbol(Spec):
     docstring, and a class's members that new_source leaves out are kept. A top-level function or class that
     does not exist yet is added at the end of the file."""
 
+    kind, core, module, details = EDIT, 6, "python_tools", EditDetails
     path: str
     symbol: str = Field(description="qualified name, e.g. 'Parser.parse'")
     new_source: str = Field(description="the complete new definition, starting with def or class")
@@ -107,6 +207,7 @@ class replace_symbol(Spec):
 class delete_symbol(Spec):
     """Delete a Python function, method or class by qualified name."""
 
+    kind, module, details = EDIT, "python_tools", EditDetails
     path: str
     symbol: str
 
@@ -114,6 +215,7 @@ class delete_symbol(Spec):
 class add_import(Spec):
     """Add an import statement to a Python file if it is not there yet."""
 
+    kind, module, details = EDIT, "python_tools", EditDetails
     path: str
     statement: str = Field(description="e.g. 'from pathlib import Path'")
 
@@ -121,12 +223,14 @@ class add_import(Spec):
 class lint(Spec):
     """Run ruff on the given files, or on the files changed so far."""
 
+    kind, module, details = CHECK, "checks", LintDetails
     paths: list[str] | None = None
 
 
 class run_tests(Spec):
     """Run the test suite, or a selection such as ['tests/test_x.py::test_y']; returns a summary."""
 
+    kind, core, module, details = CHECK, 8, "checks", TestDetails
     selection: list[str] | None = None
     timeout: int = Field(600, ge=1, le=3600)
 
@@ -134,6 +238,7 @@ class run_tests(Spec):
 class shell(Spec):
     """Run a bash command in the repository (for anything the other tools do not cover)."""
 
+    kind, module, details = COMMAND, "checks", ShellDetails
     command: str
     timeout: int = Field(120, ge=1, le=3600)
 
@@ -141,14 +246,27 @@ class shell(Spec):
 class git_status(Spec):
     """Files changed since the run started."""
 
+    module = "checks"
+
 
 class git_diff(Spec):
     """The diff of the changes made so far, optionally for one path."""
 
+    module = "checks"
     path: str | None = None
 
 
-class PlanItem(Spec):
+class check_examples(Spec):
+    """Evaluate the goal's examples (`expression == expected`) in the project's Python."""
+
+    kind, module, details = INTERNAL, "checks", ExamplesDetails
+    examples: list[dict]
+    timeout: int = Field(30, ge=1, le=600)
+
+
+class PlanItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     text: str
     status: Literal["pending", "in_progress", "done", "skipped"] = "pending"
 
@@ -156,31 +274,26 @@ class PlanItem(Spec):
 class update_plan(Spec):
     """Replace the plan: the full list of steps with their status. Use it to mark progress or change course."""
 
+    kind = HOST
     steps: list[PlanItem] = Field(min_length=1, max_length=12)
 
 
 class ask_user(Spec):
     """Ask the user a clarifying question when the goal is ambiguous. Use rarely."""
 
+    kind = HOST
     question: str
 
 
 class finish(Spec):
     """Call when the goal is met and checked. The work is then validated."""
 
+    kind = HOST
     summary: str = Field(description="what changed and how it was checked")
 
 
-HOST_TOOLS = (update_plan, ask_user, finish)
-# Tools that only look: the same call gives the same answer until something changes the workspace.
-READ_ONLY = (list_files, find_files, search, read_file, read_symbol, outline, git_status, git_diff)
-# Tools that run the code and change nothing that lasts: run again unchanged, they say the same.
-CHECKS = (lint, run_tests)
-# Tools that change files: the loop's hints track whether anything was changed, and tested since.
-EDITING = (replace_in_file, insert_lines, create_file, delete_file, replace_symbol, delete_symbol, add_import)
-# The smaller set for small models (--tools core): fewer, distinct choices and a shorter prompt.
-CORE = (search, read_file, read_symbol, replace_in_file, insert_lines, replace_symbol, create_file, run_tests)
-SANDBOX_TOOLS = (
-    list_files, find_files, search, read_file, read_symbol, outline, replace_in_file, insert_lines, create_file,
-    delete_file, replace_symbol, delete_symbol, add_import, lint, run_tests, shell, git_status, git_diff,
-)
+ALL: tuple[type[Spec], ...] = tuple(Spec.__subclasses__())  # in the order declared above
+
+
+def of_kind(*kinds: str) -> tuple[type[Spec], ...]:
+    return tuple(spec for spec in ALL if spec.kind in kinds)

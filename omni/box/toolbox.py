@@ -39,16 +39,39 @@ def _clean(schema: Any, defs: dict[str, Any]) -> Any:
     return schema
 
 
+def specs():
+    """tools/specs.py, the one declaration of every tool."""
+    return _load_specs()
+
+
+def server_table() -> dict[str, list[str]]:
+    """{module: [tool names]} of every tool that runs in the sandbox: the tool server's dispatch table."""
+    table: dict[str, list[str]] = {}
+    for spec in specs().ALL:
+        if spec.kind != specs().HOST:
+            table.setdefault(spec.module, []).append(spec.__name__)
+    return table
+
+
+def details(name: str, result: ToolResult):
+    """A result's details as its tool declared them: typed, with defaults where a field is missing."""
+    declared = specs()
+    spec = next((s for s in declared.ALL if s.__name__ == name), None)
+    return (spec.details if spec else declared.Details).model_validate(result.details)
+
+
 class Toolbox:
     def __init__(self, profile: str = "full"):
         """profile: "full", every tool; "core", the few a small model chooses among well, plus the host tools."""
-        specs = _load_specs()
-        offered = specs.CORE if profile == "core" else specs.SANDBOX_TOOLS
-        self.models: dict[str, type[BaseModel]] = {m.__name__: m for m in (*offered, *specs.HOST_TOOLS)}
-        self.host = {m.__name__ for m in specs.HOST_TOOLS}
-        self.read_only = {m.__name__ for m in specs.READ_ONLY}
-        self.checks = {m.__name__ for m in specs.CHECKS}
-        self.editing = {m.__name__ for m in specs.EDITING}
+        declared = specs()
+        offered = [s for s in declared.ALL if s.kind not in (declared.INTERNAL, declared.HOST)]
+        if profile == "core":
+            offered = sorted((s for s in offered if s.core), key=lambda s: s.core)
+        self.models: dict[str, type[BaseModel]] = {m.__name__: m for m in (*offered, *declared.of_kind(declared.HOST))}
+        self.host = {m.__name__ for m in declared.of_kind(declared.HOST)}
+        self.read_only = {m.__name__ for m in declared.of_kind(declared.READ)}
+        self.checks = {m.__name__ for m in declared.of_kind(declared.CHECK)}
+        self.editing = {m.__name__ for m in declared.of_kind(declared.EDIT)}
         # Built once: every model request sends them, and a stable list keeps the prompt prefix cached.
         self._schemas = {name: self._build_schema(model) for name, model in self.models.items()}
 

@@ -12,6 +12,7 @@ import keyword
 import re
 from collections import Counter
 
+from omni.box.toolbox import details
 from omni.protocols import Sandbox
 
 MAX_SYMBOLS = 4
@@ -83,12 +84,17 @@ def _defining_files(sandbox: Sandbox, names: list[str]) -> dict[str, list[str]]:
     pattern = rf"^\s*(async\s+)?(def|class)\s+({'|'.join(lasts)})\b"
     result = sandbox.run_tool("search", {"pattern": pattern, "glob": "*.py", "max_results": 1000}, 60)
     found: dict[str, list[str]] = {}
-    for line in result.output.splitlines() if result.success else []:
-        path, _, text = line.partition(":")
-        match = re.match(r"\d+:\s*(?:async\s+)?(?:def|class)\s+(\w+)", text)
-        if match and path not in found.setdefault(match[1], []):
-            found[match[1]].append(path)
+    for hit in details("search", result).matches if result.success else []:
+        name = _defined_name(hit.text)
+        if name and hit.path not in found.setdefault(name, []):
+            found[name].append(hit.path)
     return found
+
+
+def _defined_name(code: str) -> str:
+    """The name a `def` or `class` line of source code defines ('' for other lines)."""
+    match = re.match(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)", code)
+    return match[1] if match else ""
 
 
 def goal_words(goal: str) -> set[str]:
@@ -121,12 +127,11 @@ def related_definitions(sandbox: Sandbox, goal: str) -> list[tuple[str, str]]:
     result = sandbox.run_tool("search", {"pattern": pattern, "glob": "*.py", "ignore_case": True,
                                          "max_results": 2000}, 60)
     found = []
-    for line in result.output.splitlines() if result.success else []:
-        path, _, text = line.partition(":")
-        match = re.match(r"\d+:\s*(?:async\s+)?(?:def|class)\s+(\w+)", text)
-        shared = _name_words(match[1]) & words if match else set()
-        if shared and "test" not in path.lower() and (path, match[1]) not in {f[:2] for f in found}:
-            found.append((path, match[1], shared))
+    for hit in details("search", result).matches if result.success else []:
+        name = _defined_name(hit.text)
+        shared = _name_words(name) & words if name else set()
+        if shared and "test" not in hit.path.lower() and (hit.path, name) not in {f[:2] for f in found}:
+            found.append((hit.path, name, shared))
     uses = Counter(word for _, _, shared in found for word in shared)
     scored = sorted(found, key=lambda item: -sum(1 / uses[word] for word in item[2]))
     return [(path, name) for path, name, shared in scored
@@ -148,18 +153,18 @@ def named_code(sandbox: Sandbox, goal: str, files: list[str]) -> str:
             result = sandbox.run_tool("read_symbol", {"symbol": candidate,
                                                       "path": where[0] if len(where) == 1 else "."}, 60)
             if result.success:
-                best = result.output.split("\n\n")[0]  # the best match only; blank code lines are numbered
+                best = details("read_symbol", result).blocks[0]  # the best match only
                 if best not in seen:
                     seen.add(best)
                     block = best.splitlines()[:MAX_CODE_LINES - used]
                     used += len(block)
                     code.append("\n".join(block))
-                    covered_files.add(result.details["locations"][0].split(":")[0])
+                    covered_files.add(details("read_symbol", result).locations[0].split(":")[0])
                 break
     related = []
     for path, name in related_definitions(sandbox, goal):
         result = sandbox.run_tool("read_symbol", {"symbol": name, "path": path}, 60)
-        best = result.output.split("\n\n")[0] if result.success else ""
+        best = details("read_symbol", result).blocks[0] if result.success else ""
         if best and best not in seen and used < MAX_CODE_LINES:
             seen.add(best)
             block = best.splitlines()[:MAX_CODE_LINES - used]

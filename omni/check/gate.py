@@ -5,7 +5,6 @@ it for a human after a bounded number of refinements. Every decision is an event
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
@@ -13,16 +12,13 @@ from typing import Callable, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from omni.box.toolbox import details
 from omni.errors import StopRun
 from omni.check.examples import GoalExamples
 from omni.prompts import Prompts
 from omni.model.textmode import json_object
 
 DIFF_CHARS = 15_000
-# One finding as the lint tool prints it; the tool's "[new]" / "[there before this run]" tag is not part of
-# the key, since the gate makes its own comparison against the whole-tree baseline.
-_LINT_LINE = re.compile(r"^(?P<path>[^:\n]+):\d+:\d+: (?P<rest>.+?)(?: \(fixable\))?"
-                        r"(?: \[(?:new|there before this run)\])?$")
 
 
 class Verdict(BaseModel):
@@ -50,13 +46,14 @@ class TestState:
 class FinishGate:
     def __init__(self, sandbox, planner, prompts: Prompts, events, diff: Callable[[], str], review: bool = True,
                  max_refinements: int = 2, criteria: list[str] | None = None, test_timeout: int = 600,
-                 examples: GoalExamples | None = None):
+                 examples: GoalExamples | None = None, meter=None):
         self.sandbox, self.planner, self.prompts, self.events, self.diff = sandbox, planner, prompts, events, diff
         self.review_enabled, self.max_refinements = review, max_refinements
         self.commands = [c[4:].strip() for c in criteria or [] if c.startswith("run:")]
         self.judged = [c for c in criteria or [] if not c.startswith("run:")]
         self.test_timeout = test_timeout
         self.examples = examples  # the goal's own examples that failed at the start: they must hold now
+        self.meter = meter  # counts the reviewer's tokens with the run's
         self.refinements = 0
         self.noticed: set[str] = set()
         self.base_tests = TestState(ran=False)
@@ -65,40 +62,30 @@ class FinishGate:
     # ---- validation -------------------------------------------------------------------------------
     def _tests(self) -> TestState:
         result = self.sandbox.run_tool("run_tests", {"timeout": self.test_timeout}, self.test_timeout + 30)
-        summary = result.details.get("summary")
-        if result.failure == "timeout" or summary is None or result.exit_code == 5:
-            return TestState(ran=False, headline=(result.error or result.output).splitlines()[0][:200]
-                             if (result.error or result.output) else "no tests")
-        return TestState(ran=True, failing=set(result.details.get("failing", [])),
-                         headline=result.output.splitlines()[0], report=result.output)
+        found = details("run_tests", result)
+        if result.failure == "timeout" or found.summary is None or result.exit_code == 5:
+            said = (result.error or result.output).strip()
+            return TestState(ran=False, headline=said.splitlines()[0][:200] if said else "no tests")
+        return TestState(ran=True, failing=set(found.failing), headline=found.headline, report=result.output)
 
-    def _lint(self, paths: list[str] | None) -> Counter:
-        result = self.sandbox.run_tool("lint", {"paths": paths} if paths else {}, 180)
-        found: Counter = Counter()
-        for line in result.output.splitlines():
-            match = _LINT_LINE.match(line)
-            if match:
-                found[(match["path"], match["rest"])] += 1
-        return found
+    def _lint(self, paths: list[str] | None) -> tuple[Counter, list[str] | None]:
+        """(every finding as (path, 'CODE message'), the ones the lint tool judged new or None if it could not)"""
+        found = details("lint", self.sandbox.run_tool("lint", {"paths": paths} if paths else {}, 180))
+        return Counter((f.path, f"{f.code} {f.message}") for f in found.findings), found.new_findings
 
     def _new_lint(self) -> list[str]:
         """Lint problems the run added. The lint tool compares the changed files with the starting state
         and says which findings are new; the gate takes that judgment, so a finding the model was told
         was "there before this run" never fails the gate. Only without it (no per-file comparison) does
         the gate fall back to its whole-tree baseline."""
-        result = self.sandbox.run_tool("lint", {}, 180)
-        if "new_findings" in result.details:
-            return list(result.details["new_findings"])
-        found: Counter = Counter()
-        for line in result.output.splitlines():
-            match = _LINT_LINE.match(line)
-            if match:
-                found[(match["path"], match["rest"])] += 1
-        return [f"{path}: {rest}" for (path, rest), n in (found - self.base_lint).items() for _ in range(n)]
+        now, new = self._lint(None)
+        if new is not None:
+            return list(new)
+        return [f"{path}: {rest}" for (path, rest), n in (now - self.base_lint).items() for _ in range(n)]
 
     def baseline(self) -> None:
         self.base_tests = self._tests()
-        self.base_lint = self._lint(["."])
+        self.base_lint, _ = self._lint(["."])
         self.events.emit("baseline", tests=self.base_tests.headline, failing=sorted(self.base_tests.failing),
                          lint_problems=sum(self.base_lint.values()))
 
@@ -163,16 +150,16 @@ class FinishGate:
         return found
 
     # ---- review -----------------------------------------------------------------------------------
-    def review(self, agent, summary: str, report: str) -> Verdict:
+    def review(self, goal: str, plan: str, summary: str, report: str) -> Verdict:
         diff = self.diff()
-        prompt = self.prompts.render("review", goal=agent.goal, plan=agent.plan.render(), summary=summary,
+        prompt = self.prompts.render("review", goal=goal, plan=plan, summary=summary,
                                      validation=report, criteria=self.judged, diff=diff[:DIFF_CHARS],
                                      diff_cut=len(diff) > DIFF_CHARS)
         messages = [{"role": "user", "content": prompt}]
         raw = []
         for _ in range(2):  # one retry for an unreadable verdict
             reply = self.planner.text(messages)
-            agent.count(reply.usage, "review")
+            self.meter.count(reply.usage, "review")
             raw.append(reply.text)
             try:
                 return parse_verdict(reply.text)
@@ -184,14 +171,14 @@ class FinishGate:
                                                                  + raw[-1][:300]])
 
     # ---- the decision -----------------------------------------------------------------------------
-    def __call__(self, agent, summary: str) -> str | None:
+    def __call__(self, goal: str, plan: str, summary: str) -> str | None:
         problems, report = self.validate()
         if problems:
             decision, reasons, confidence = "refine", problems, 1.0
         elif not self.review_enabled:
             decision, reasons, confidence = "accept", ["validation passed; review skipped (--no-review)"], 1.0
         else:
-            verdict = self.review(agent, summary, report)
+            verdict = self.review(goal, plan, summary, report)
             self.events.emit("review", verdict=verdict.verdict, confidence=verdict.confidence,
                              reasons=verdict.reasons)
             decision = {"approved": "accept"}.get(verdict.verdict, verdict.verdict)

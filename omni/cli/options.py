@@ -28,9 +28,9 @@ def _parts(annotation: Any) -> tuple[type | None, tuple[str, ...] | None]:
 
 
 def _help(text: str, default: Any) -> str:
-    if default in (None, "", False):
+    if default is None or default == "" or isinstance(default, bool):
         return text
-    return f"{text} (default: {json.dumps(default)})" if not isinstance(default, bool) else text
+    return f"{text} (default: {json.dumps(default)})"
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:

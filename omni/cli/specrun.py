@@ -109,25 +109,34 @@ def _task_text(prompts: Prompts, spec: specs.TaskSpec, step: specs.SpecStep) -> 
                           outputs=a.output_artifacts, criteria=a.validation_criteria)
 
 
+def _confirm(spec: specs.TaskSpec, console: Console) -> bool:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("omni run applies each step's changes to your working tree as the step passes; "
+                         "pass --yes to allow that")
+    return console.input(f"Run {len(spec.plan)} steps of {spec.task_id}, applying each step's changes to your "
+                         "working tree as it passes? \\[y/N] ").strip().lower() in ("y", "yes")
+
+
+def _carry_over(spec: specs.TaskSpec, state_path: Path) -> None:
+    """Progress and refined instructions from an earlier run of the same spec."""
+    if not state_path.exists():
+        return
+    saved = specs.load(state_path)
+    if saved.task_id == spec.task_id:
+        by_id = {s.step_id: s for s in saved.plan}
+        for step in spec.plan:
+            if step.step_id in by_id and by_id[step.step_id].refinement_state:
+                step.refinement_state = by_id[step.step_id].refinement_state
+
+
 def run_spec(args, settings, console: Console) -> int:
     spec = specs.load(args.spec)
     repo = find_repo((args.repo or Path.cwd()).resolve())
     root = Path(repo.working_tree_dir)
-    if not settings.yes:
-        if not (sys.stdin.isatty() and sys.stdout.isatty()):
-            raise UsageError("omni run applies each step's changes to your working tree as the step passes; "
-                             "pass --yes to allow that")
-        if console.input(f"Run {len(spec.plan)} steps of {spec.task_id}, applying each step's changes to your "
-                         "working tree as it passes? [y/N] ").strip().lower() not in ("y", "yes"):
-            return 1
+    if not (settings.yes or settings.yes_all) and not _confirm(spec, console):
+        return 1
     state_path = args.spec.with_name(args.spec.stem + ".state.yaml")
-    if state_path.exists():
-        saved = specs.load(state_path)
-        if saved.task_id == spec.task_id:
-            by_id = {s.step_id: s for s in saved.plan}
-            for step in spec.plan:  # carry progress and refined instructions over
-                if step.step_id in by_id and by_id[step.step_id].refinement_state:
-                    step.refinement_state = by_id[step.step_id].refinement_state
+    _carry_over(spec, state_path)
     prompts = Prompts()
     passed: set[str] = set()
     executed: set[str] = set()  # steps run in this invocation: their dependents run again too

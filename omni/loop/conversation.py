@@ -8,8 +8,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from omni.loop.failures import exact_error
 from omni.prompts import Prompts
-from omni.results import Action
+from omni.results import Action, ToolResult
 
 KEEP_RECENT = 3
 SHORT_CHARS = 300
@@ -52,6 +53,14 @@ class Conversation:
         what = action.compact(100) if action else "(no tool call)"
         self.turns.append(Turn(assistant, observation, call_id, f"{what} -> {'ok' if ok else 'FAILED'}: {first}",
                                action.signature() if action else "", ok))
+
+    def record(self, text: str, action: Action | None, observation: str, result: ToolResult) -> None:
+        """A step joins the history. A refused repeat does not (a small model would copy it), and after
+        repeated failures neither do the call's failed attempts; the correction names the call and why."""
+        if result.failure != "repeated" or action is None:
+            self.add(text, action, observation, result.success)
+        elif result.details.get("failed_before"):
+            self.forget(action.signature())
 
     def forget(self, signature: str) -> None:
         """Take a call's failed attempts out of the history. A small model copies its own earlier
@@ -106,3 +115,20 @@ class Conversation:
         lines = ([self.condensed.split("\n", 1)[1]] if self.condensed else []) + [t.summary for t in folded]
         self.condensed = self.prompts.render("condensed", summary="\n".join(lines))
         return True
+
+
+def observation_text(prompts: Prompts, action: Action | None, result: ToolResult, actions: list[Action],
+                     interrupted: bool = False) -> str:
+    """What the model reads of a step's result. A failure's error shows its first line only: the correction
+    prompt that follows quotes the whole error, and once is enough tokens. The tool's name only, not a
+    shortened copy of its arguments ("bytearr…"), which a small model copied back into its next call."""
+    if result.success or interrupted:  # an interrupted call gets no correction: the whole error goes here
+        body = (result.output if result.success else exact_error(result)) or "(no output)"
+    else:
+        body = (result.error.strip().splitlines() or ["(no message)"])[0][:200] + "\n(the exact error follows below)"
+    text = prompts.render("observation", action=action.name if action else "your reply", success=result.success,
+                          body=body)
+    if len(actions) > 1:
+        text += "\n\n" + prompts.render("extra_calls", count=len(actions), first=action.name,
+                                         skipped=", ".join(a.compact(60) for a in actions[1:]))
+    return text

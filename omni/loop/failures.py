@@ -1,9 +1,9 @@
-"""Failure handling: classify, refuse a repeat, count toward a replan, build the correction prompt."""
+"""Failure handling: classify, say the exact error, count failures toward a replan and unreadable replies
+toward a stop. (Refusing repeats is the repeat guard's job: omni/loop/guard.py.)"""
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 
 from omni.results import Action, ToolResult
 
@@ -26,34 +26,22 @@ def exact_error(result: ToolResult) -> str:
 
 
 class FailureTracker:
-    """Remembers how each exact action failed, and failures since the plan step last moved."""
+    """Failures since the plan step last moved, unreadable replies in a row, and the last few failures
+    (for the replan prompt)."""
 
     def __init__(self, replan_after: int = 3, max_format_errors: int = 3):
         self.replan_after = replan_after
         self.max_format_errors = max_format_errors
-        self.by_action: dict[str, list[str]] = defaultdict(list)
         self.on_step = 0
         self.format_errors_in_row = 0
         self.recent: list[str] = []
-        self.last_refused = False  # the last action was refused as a repeat: the loop samples warmer next
-
-    def refusal(self, action: Action) -> ToolResult | None:
-        """The same action failing the same way twice is not run a third time."""
-        seen = self.by_action.get(action.signature(), [])
-        if len(seen) >= 2 and seen[-1] == seen[-2]:
-            return ToolResult.fail("repeated", f"not run: {action.compact(200)} already failed twice with:\n"
-                                   f"{seen[-1][:1500]}", details={"failed_before": True})
-        return None
 
     def record(self, action: Action | None, result: ToolResult) -> None:
-        self.last_refused = result.failure == "repeated"
         if result.success:
             self.format_errors_in_row = 0
             return
         kind = failure_class(result)
         self.format_errors_in_row = self.format_errors_in_row + 1 if kind == "format_error" else 0
-        if action is not None and kind != "repeated":
-            self.by_action[action.signature()].append(f"[{kind}] {exact_error(result)}")
         self.on_step += 1
         label = action.compact(120) if action else "(no tool call)"
         self.recent = (self.recent + [f"- {label}: {kind}: {exact_error(result).splitlines()[0][:200]}"])[-6:]
@@ -72,3 +60,9 @@ def describe(action: Action | None) -> str:
     if action is None:
         return "(no tool call could be read from your reply)"
     return f"{action.name} {json.dumps(action.args, ensure_ascii=False)[:2000]}"
+
+
+def unreadable(reply) -> ToolResult:
+    """The result of a reply no call could be read from. What the model sent stays in the run record (not
+    in the prompt): why it did not parse."""
+    return ToolResult.fail("format_error", reply.format_error, details={"reply": (reply.text + reply.cut_call)[-4000:]})

@@ -32,6 +32,13 @@ class Plan(BaseModel):
     version: int = 1
 
     @classmethod
+    def from_texts(cls, texts: list[str], version: int) -> Plan:
+        """A plan the user typed, one step per entry."""
+        plan = cls.parse("\n".join(f"{n}. {text}" for n, text in enumerate(texts, 1)))
+        plan.version = version
+        return plan
+
+    @classmethod
     def parse(cls, text: str) -> Plan:
         """A numbered or bulleted list from a model's reply; the first step starts in progress."""
         steps = []

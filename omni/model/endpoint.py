@@ -8,10 +8,16 @@ from collections.abc import Mapping
 from pydantic import BaseModel, Field
 
 from omni.errors import UsageError
+from omni.settings import Settings
 
 OPENAI_URL = "https://api.openai.com/v1"
 OPENROUTER_URL = "https://openrouter.ai/api/v1"
 OPENROUTER_HEADERS = {"HTTP-Referer": "https://github.com/omni-agent/omni", "X-Title": "omni"}
+def _default(key: str):
+    """A setting's default, from the Settings model: the one place defaults are written."""
+    return Settings.model_fields[key].default
+
+
 class ModelConfig(BaseModel):
     """How to reach one model."""
 
@@ -19,13 +25,15 @@ class ModelConfig(BaseModel):
     base_url: str = Field(description="OpenAI-compatible base URL, ending in /v1 for most servers")
     api_key: str = Field(description="API key; local servers accept any value")
     headers: dict[str, str] = Field(default_factory=dict, description="extra HTTP headers")
-    tool_mode: str = Field(default="auto", description="auto | native | text")
-    stream: bool = Field(default=True, description="stream replies (lets a stalled stream be cut)")
-    idle_timeout: float = Field(default=600.0, description="seconds without a byte before giving up")
+    tool_mode: str = Field(default=_default("tool_mode"), description="auto | native | text")
+    stream: bool = Field(default=_default("stream"), description="stream replies (lets a stalled stream be cut)")
+    idle_timeout: float = Field(default=_default("request_timeout"), description="seconds without a byte "
+                                "before giving up")
     max_attempts: int = Field(default=6, description="attempts per request for 429, 5xx and network errors")
     retry_budget: float = Field(default=120.0, description="total seconds of retry waits per request")
-    temperature: float | None = Field(default=0.0, description="sampling temperature; None = server default")
-    max_tokens: int | None = Field(default=4096, description="cap on completion tokens per reply")
+    temperature: float | None = Field(default=_default("temperature"), description="sampling temperature; "
+                                      "None = server default")
+    max_tokens: int | None = Field(default=_default("max_tokens"), description="cap on completion tokens per reply")
 
 
 NO_MODEL = (

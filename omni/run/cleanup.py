@@ -11,7 +11,7 @@ import socket
 from pathlib import Path
 
 from omni.box import hostgit
-from omni.box.sandbox import remove_stale_run_dirs
+from omni.box.channel import remove_stale_run_dirs
 from omni.box.workspace import OMNI_DIR
 from omni.run.record import OWNER, RunRecord
 

@@ -8,7 +8,6 @@ import time
 from typing import Callable
 
 from omni.errors import ForceQuit, StopRun
-from omni.loop.plan import Plan
 
 DOUBLE_PRESS = 2.0
 HELP = ("Paused. Type guidance for the agent and press Enter, or a command:\n"
@@ -43,17 +42,19 @@ class TerminalSteering:
     def __init__(self, ui, diff: Callable[[], str], undo: Callable[[], str]):
         self.ui, self.diff, self.undo = ui, diff, undo
 
-    def __call__(self, agent) -> str | None:
+    def __call__(self, plan: str, replace_plan: Callable[[list[str]], None]) -> str:
+        """Guidance for the next step ('' for none); /plan replaces the plan at once."""
         self.ui.pause()
         self.ui.print(HELP, "yellow")
+        notes: list[str] = []
         try:
             while True:
                 try:
                     line = self.ui.console.input("[bold yellow]omni paused>[/] ").strip()
                 except (KeyboardInterrupt, EOFError):
                     raise StopRun("interrupted", "stopped by the user") from None
-                if not line:
-                    return None
+                if not line or not line.startswith("/"):
+                    return "\n".join(notes + ([line] if line else []))
                 if line == "/quit":
                     raise StopRun("interrupted", "stopped by the user")
                 if line == "/diff":
@@ -61,21 +62,16 @@ class TerminalSteering:
                 elif line == "/undo":
                     message = self.undo()
                     self.ui.print(message)
-                    agent.guidance = (agent.guidance + "\n" if agent.guidance else "") + f"The user ran /undo: {message}"
+                    notes.append(f"The user ran /undo: {message}")
                 elif line == "/plan":
                     self.ui.print("New plan, one step per line; an empty line ends it:")
-                    lines = []
+                    entered = []
                     while (entry := self.ui.console.input("  step> ").strip()):
-                        lines.append(f"{len(lines) + 1}. {entry}")
-                    plan = Plan.parse("\n".join(lines))
-                    if plan.steps:
-                        plan.version = agent.plan.version + 1 if agent.plan else 1
-                        agent.set_plan(plan, "user")
-                        agent.guidance = (agent.guidance + "\n" if agent.guidance else "") + \
-                            "The user replaced the plan; follow the new plan."
-                elif line.startswith("/"):
-                    self.ui.print(f"unknown command {line}", "red")
+                        entered.append(entry)
+                    if entered:
+                        replace_plan(entered)
+                        notes.append("The user replaced the plan; follow the new plan.")
                 else:
-                    return line
+                    self.ui.print(f"unknown command {line}", "red")
         finally:
             self.ui.resume()

@@ -1,0 +1,29 @@
+"""One request for the next action: the conversation's messages, the tools on offer, and the guard's
+sampling options; on a context overflow, older turns are condensed and the request sent again."""
+
+from __future__ import annotations
+
+from omni.box.toolbox import Toolbox
+from omni.errors import ContextLengthExceeded, ModelError
+from omni.loop.conversation import Conversation
+from omni.loop.guard import RequestOptions
+from omni.protocols import Events, Model
+
+
+def ask(model: Model, conversation: Conversation, prompt: str, toolbox: Toolbox, options: RequestOptions,
+        events: Events):
+    messages = conversation.messages(prompt)
+    # A small model can answer the same context with the same call however warm it samples: the tool
+    # it keeps repeating is not offered for the next step at all.
+    tools = [schema for schema in toolbox.schemas() if schema["function"]["name"] != options.withheld_tool]
+    while True:
+        try:
+            return model.complete(messages, tools, temperature=options.temperature)
+        except ContextLengthExceeded as exc:
+            if not conversation.condense():
+                raise ModelError(f"the request does not fit the model's context window: {exc}") from exc
+            condensed = conversation.messages(prompt)
+            if condensed == messages:  # never send the same request twice
+                raise ModelError("the context window is too small even after condensing") from exc
+            events.emit("condensed", turns=len(conversation.turns))
+            messages = condensed

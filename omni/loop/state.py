@@ -1,0 +1,58 @@
+"""What a run knows as it goes, and what it hands back at the end."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from omni.loop.plan import Plan
+from omni.results import Usage
+
+
+@dataclass
+class RunState:
+    goal: str
+    plan: Plan | None = None
+    steps: int = 0
+    guidance: str = ""  # the user's words for the next step (Ctrl-C)
+    correction: str | None = None  # the prompt for the next step after a failure
+    assumptions: list[str] = field(default_factory=list)  # questions nobody was there to answer
+    tests: str = ""  # the last test run's headline
+    started: float = field(default_factory=time.monotonic)
+
+    def plan_step(self) -> str:
+        """The plan step in progress, as a line for a prompt."""
+        current = self.plan.current() if self.plan else None
+        return self.plan.steps[current].text if current is not None else "check the work and finish"
+
+    def take_guidance(self) -> str:
+        guidance, self.guidance = self.guidance, ""
+        return guidance
+
+    def add_guidance(self, text: str) -> None:
+        self.guidance = (self.guidance + "\n" if self.guidance else "") + text
+
+
+@dataclass
+class Outcome:
+    status: str
+    message: str
+    steps: int
+    usage: Usage
+    plan: Plan | None
+    assumptions: list[str] = field(default_factory=list)
+    tests: str = ""
+
+
+class UsageMeter:
+    """Tokens and cost of every request of a run, whoever made it (step, plan, review), as events."""
+
+    def __init__(self, events):
+        self.events = events
+        self.total = Usage()
+
+    def count(self, usage: Usage, purpose: str, text: str = "") -> None:
+        self.total.add(usage)
+        self.events.emit("usage", purpose=purpose, call=usage.model_dump(), total=self.total.model_dump())
+        if text:
+            self.events.emit("model_text", text=text)

@@ -1,0 +1,84 @@
+"""The end of a run: commit and save its diff, offer to apply it (or apply it under --yes, unless it
+changes files that steer later runs), write summary.json, and remove the worktree."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+
+from omni import trust
+from omni.box.hostgit import GitError
+from omni.box.workspace import Workspace, WorkspaceTooLarge, apply_to_user_tree
+from omni.errors import EXIT_CODES
+from omni.loop.state import Outcome
+from omni.run.record import RunRecord
+
+
+def _save(workspace: Workspace, record: RunRecord, goal: str) -> tuple[str, list, str]:
+    """Commit the run's result and write diff.patch: (diff, numstat rows, why it could not be saved)."""
+    try:
+        diff = workspace.snapshot(f"omni: {goal[:60]}")
+        rows = workspace.numstat()
+    except WorkspaceTooLarge as exc:
+        return "", [], str(exc)
+    except GitError as exc:  # the worktree stays, so its files can still be looked at
+        workspace.keep = True
+        return "", [], (f"the run's result could not be saved: {exc}. Its files are left in {workspace.path}; "
+                        f"remove it with `git worktree remove --force {workspace.path}`")
+    record.write("diff.patch", diff)
+    return diff, rows, ""
+
+
+def _apply(workspace, ui, interactive, s, diff, rows) -> tuple[bool, str]:
+    """Offer the diff (or apply it under --yes); a diff that changes instruction or config files is
+    called out, and --yes alone does not apply it."""
+    steering = trust.steering_files([r[0] for r in rows])
+    if s.yes and steering and not s.yes_all:
+        return False, (f"held back: the diff changes {', '.join(steering)}, which later runs or your tools read "
+                       "as instructions or config; --yes does not apply that (review it with `omni diff`, then "
+                       "`omni apply`, or pass --yes-all)")
+    wants = s.yes or s.yes_all
+    if not wants and interactive:
+        ui.pause()
+        ui.print(escape(_change_list(rows, steering)))
+        wants = ui.console.input("Apply these changes to your working tree? \\[y/N] ").strip().lower() in ("y", "yes")
+    if not wants:
+        return False, ""
+    result = apply_to_user_tree(workspace.user_root, workspace.seed, diff, [r[0] for r in rows])
+    return result.applied, result.message
+
+
+def _change_list(rows, steering: list[str]) -> str:
+    lines = [f"  {name}  +{added} -{removed}" for name, added, removed in rows]
+    if steering:
+        lines.append(f"  note: {', '.join(steering)} steer later runs or your tools (instructions, config); "
+                     "check them before you apply")
+    return f"The run changed {len(rows)} file(s):\n" + "\n".join(lines)
+
+
+def finish(workspace, record, events, ui, interactive, s, goal, status, message, outcome: Outcome | None,
+           wall, run_id) -> dict:
+    diff, rows, not_saved = ("", [], "") if not workspace.seed else _save(workspace, record, goal)
+    if not_saved:
+        status, message = ("sandbox_error" if "workspace grew" in not_saved else "failed"), not_saved
+    applied, apply_note = False, ""
+    if status == "finished" and diff.strip():
+        applied, apply_note = _apply(workspace, ui, interactive, s, diff, rows)
+    summary = {
+        "run_id": run_id, "goal": goal, "status": status, "message": message,
+        "exit_code": EXIT_CODES.get(status, 1), "steps": outcome.steps if outcome else 0,
+        "usage": outcome.usage.model_dump() if outcome else {}, "wall_s": round(wall, 2),
+        "changed_files": [{"path": p, "added": a, "removed": r} for p, a, r in rows],
+        "branch": workspace.branch, "seed": workspace.seed, "applied": applied, "apply_note": apply_note,
+        "steering_files": trust.steering_files([r[0] for r in rows]),
+        "left_out": [p + "/" for p in workspace.left_out],
+        "assumptions": outcome.assumptions if outcome else [], "tests": outcome.tests if outcome else "",
+        "plan": [st.model_dump() for st in outcome.plan.steps] if outcome and outcome.plan else [],
+    }
+    record.write("summary.json", summary)
+    if workspace.seed and workspace.path.exists() and not workspace.keep:
+        try:
+            workspace.remove()
+        except GitError as exc:
+            events.emit("warning", message=f"the worktree {workspace.path} could not be removed: {exc}")
+    events.emit("summary", **summary, record=str(record.folder))
+    return summary

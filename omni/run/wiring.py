@@ -1,0 +1,115 @@
+"""The parts of one run, put together: the sandbox over the worktree, the models, the hooks by which the
+session steps into the loop (checkpoints, the goal's examples, Ctrl-C, the finish gate), and the agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from omni.box.hostgit import GitError
+from omni.box.local import LocalSandbox
+from omni.box.sandbox import DockerSandbox, SandboxConfig
+from omni.box.toolbox import Toolbox, details
+from omni.box.workspace import Workspace, WorkspaceTooLarge
+from omni.check.briefing import failing_tests, named_code
+from omni.check.examples import GoalExamples
+from omni.check.gate import FinishGate
+from omni.errors import StopRun
+from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
+from omni.loop.state import UsageMeter
+from omni.prompts import Prompts
+from omni.results import Action, ToolResult
+from omni.run.steering import TerminalSteering
+from omni.settings import Settings
+
+
+def sandbox_config(s: Settings) -> SandboxConfig:
+    config = SandboxConfig(network=s.network, workspace_limit_mb=s.max_workspace_mb)
+    return config.model_copy(update={k: v for k, v in (("image", s.image), ("base_image", s.base_image)) if v})
+
+
+def start_sandbox(s: Settings, run_id: str, workspace: Workspace, git_dir: Path, events, engine):
+    if s.sandbox == "docker":
+        return DockerSandbox(run_id, workspace.path, git_dir, sandbox_config(s), events.emit, s.test_command,
+                             workspace.seed, engine)
+    events.emit("warning", message="--sandbox local: tools run on this machine without a container "
+                "or any isolation (on a copy of the repo in .omni/worktrees)")
+    return LocalSandbox(workspace.path, s.test_command, workspace.seed, s.max_workspace_mb * 2**20)
+
+
+def nested_repos_note(paths: list[str]) -> str:
+    return (f"note: {', '.join(p + '/' for p in paths)} became a git repository of its own (it has a .git); "
+            "omni leaves such folders out of the run's result, so nothing in them will be applied. Do not "
+            "create repositories inside the workspace.")
+
+
+def checkpoint_hook(workspace: Workspace, events):
+    """After each sandbox action: commit its changes (for /undo), and tell the model about a nested
+    repository that was left out. A commit git refuses ends the run with a message."""
+
+    def checkpoint(action: Action, result: ToolResult) -> ToolResult:
+        try:
+            left_out = workspace.checkpoint(action.compact(70))
+        except GitError as exc:
+            raise StopRun("failed", f"the step's changes could not be recorded: {exc}") from None
+        except WorkspaceTooLarge:  # the record keeps what the step itself said before the run stops
+            events.emit("warning", message=f"{action.name}: {result.error or result.output[:300]}",
+                        failure=result.failure)
+            raise
+        if not left_out:
+            return result
+        note = nested_repos_note(left_out)
+        events.emit("warning", message=note)
+        field = "output" if result.success else "error"
+        return result.model_copy(update={field: getattr(result, field) + "\n\n" + note})
+
+    return checkpoint
+
+
+def examples_hook(examples: GoalExamples, sandbox, toolbox: Toolbox):
+    """After an edit: what it did to the goal's examples; after one that changed nothing, that the code is
+    still not right."""
+
+    def after_edit(action: Action, result: ToolResult) -> ToolResult:
+        unchanged = action.name in toolbox.editing and details(action.name, result).unchanged
+        if not examples.examples or action.name not in toolbox.editing or not (result.success or unchanged):
+            return result
+        now = examples.now(sandbox, unchanged=not result.success)
+        field = "output" if result.success else "error"
+        return result.model_copy(update={field: f"{getattr(result, field)}\n\n{now}"}) if now else result
+
+    return after_edit
+
+
+def undo_hook(workspace: Workspace, sandbox):
+    def undo() -> str:
+        said = workspace.undo_last()
+        if hasattr(sandbox, "give_back"):
+            sandbox.give_back()
+        return said
+
+    return undo
+
+
+def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events, ui, interactive: bool,
+                system: str, files: list[str], context: str, meter: UsageMeter) -> Agent:
+    sandbox, prompts = parts.sandbox, parts.prompts
+    examples = GoalExamples(request.goal)
+    gate = FinishGate(sandbox, parts.planner, prompts, events, workspace.diff_so_far, review=s.review,
+                      max_refinements=s.max_refinements, criteria=request.criteria, examples=examples, meter=meter)
+    # before the baseline: one sandbox call at a time
+    code = "\n\n".join(p for p in (examples.start(sandbox), named_code(sandbox, request.goal, files)) if p)
+    if not request.plan_only:
+        gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
+    task = Task(request.goal, system, files, context=context, code=code,
+                briefing=lambda: failing_tests(sorted(gate.base_tests.failing), gate.base_tests.report))
+    steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox)) if interactive else None
+    hooks = Hooks(gate=gate, steering=steering, ready=gate.wait_baseline,
+                  after_action=[examples_hook(examples, sandbox, parts.toolbox), checkpoint_hook(workspace, events)])
+    config = AgentConfig(max_steps=s.max_steps, max_cost=s.max_cost, timeout=s.timeout)
+    return Agent(task, parts, hooks, config, meter)
+
+
+def system_prompt(prompts: Prompts, sandbox, workspace: Workspace, tool_mode: str, toolbox: Toolbox,
+                  instructions: str) -> str:
+    return prompts.render("system", workspace="/workspace" if sandbox.kind == "docker" else str(workspace.path),
+                          tool_mode=tool_mode, tools=toolbox.signatures(), instructions=instructions)

@@ -1,0 +1,139 @@
+"""The loop in-process: a real Agent, the real openai client talking HTTP to the scripted server, a local
+sandbox (the tool server on this machine) over a real worktree. One test per rung of the ladder: retry
+after an error, switch tool after a refused repeat, replan after repeated failures, ask_user with nobody
+there, and the finish gate sending work back."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from conftest import CALC, make_repo
+
+from omni.box.local import LocalSandbox
+from omni.box.toolbox import Toolbox
+from omni.box.workspace import Workspace, find_repo
+from omni.check.gate import FinishGate
+from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
+from omni.loop.state import UsageMeter
+from omni.model.client import ChatModel
+from omni.model.endpoint import ModelConfig
+from omni.prompts import Prompts
+from omni.run.ui import NoUser
+
+PLAN = {"text": "1. Read calc.py\n2. Fix add\n3. Run the tests"}
+FIX = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "    return a - b",
+                                          "new_text": "    return a + b"}}
+FINISH = {"tool": "finish", "args": {"summary": "add() now adds"}}
+
+
+class Events:
+    """Collects every event, as the run record would."""
+
+    def __init__(self):
+        self.seen: list[tuple[str, dict[str, Any]]] = []
+
+    def emit(self, kind: str, **data: Any) -> None:
+        self.seen.append((kind, data))
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [data for k, data in self.seen if k == kind]
+
+
+@contextlib.contextmanager
+def loop(tmp_path, fake, gate: bool = False, **config):
+    """An Agent over a worktree of the calc repo, with a local sandbox and the scripted model."""
+    repo = make_repo(tmp_path / "repo", CALC)
+    workspace = Workspace(find_repo(repo), "agent-test")
+    workspace.create()
+    sandbox = LocalSandbox(workspace.path, base_rev=workspace.seed)
+    events, prompts, toolbox = Events(), Prompts(), Toolbox()
+    model = ChatModel(ModelConfig(model="fake-model", base_url=fake.base_url, api_key="k", tool_mode="native"))
+    meter = UsageMeter(events)
+    hooks = Hooks()
+    if gate:
+        hooks.gate = FinishGate(sandbox, model, prompts, events, workspace.diff_so_far, review=False, meter=meter)
+        hooks.gate.baseline()
+    system = prompts.render("system", workspace=str(workspace.path), tool_mode="native",
+                            tools=toolbox.signatures(), instructions="")
+    parts = Parts(model, model, sandbox, toolbox, prompts, events, NoUser(prompts.render("no_user")))
+    limits = {"max_steps": 12, "max_cost": None, "timeout": None, **config}
+    agent = Agent(Task("make add() return the sum", system, ["calc.py", "test_calc.py"]), parts, hooks,
+                  AgentConfig(**limits), meter)
+    try:
+        yield agent, events, workspace
+    finally:
+        sandbox.close()
+        workspace.remove()
+
+
+def corrections(events: Events) -> list[str]:
+    return [c["failure"] for c in events.of("correction")]
+
+
+def test_an_error_is_corrected_and_the_next_try_succeeds(tmp_path, fake):
+    wrong = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a ** b", "new_text": "x"}}
+    fake.add(PLAN, wrong, FIX, FINISH)
+    with loop(tmp_path, fake) as (agent, events, workspace):
+        outcome = agent.run()
+        assert outcome.status == "finished" and outcome.steps == 3
+        assert corrections(events) == ["edit_failed"]
+        retry = fake.requests[2]["messages"][-1]["content"]
+        assert "Failure: edit_failed" in retry and "old_text was not found in calc.py" in retry
+        assert "return a + b" in (workspace.path / "calc.py").read_text()
+
+
+def test_a_refused_repeat_withholds_the_tool_so_the_model_switches(tmp_path, fake):
+    read = {"tool": "read_file", "args": {"path": "test_calc.py"}}
+    fake.add(PLAN, read, read, FIX, FINISH)
+    with loop(tmp_path, fake) as (agent, events, _):
+        assert agent.run().status == "finished"
+        assert corrections(events) == ["repeated"]
+        offered = [t["function"]["name"] for t in fake.requests[3]["tools"]]
+        assert "read_file" not in offered and "replace_in_file" in offered  # withheld for the next step only
+        assert fake.requests[3]["temperature"] == 0.8  # and sampled warmer
+        assert "read_file" in [t["function"]["name"] for t in fake.requests[4]["tools"]]
+
+
+def test_repeated_failures_on_one_plan_step_bring_a_new_plan(tmp_path, fake):
+    def bad(n: int) -> dict:
+        args = {"path": "calc.py", "old_text": f"nothing like {n}", "new_text": "x"}
+        return {"tool": "replace_in_file", "args": args}
+
+    fake.add(PLAN, bad(1), bad(2), bad(3), {"text": "1. Read calc.py whole\n2. Rewrite add"}, FIX, FINISH)
+    with loop(tmp_path, fake) as (agent, events, _):
+        outcome = agent.run()
+        assert outcome.status == "finished"
+        plans = events.of("plan")
+        assert [p["reason"] for p in plans] == ["initial", "replan"] and plans[1]["version"] == 2
+        assert events.of("replan")[0]["reason"].startswith("3 failures on plan step 1")
+        assert "Read calc.py whole" in fake.requests[5]["messages"][-1]["content"]
+
+
+def test_ask_user_with_nobody_there_is_answered_and_recorded_as_an_assumption(tmp_path, fake):
+    fake.add(PLAN, {"tool": "ask_user", "args": {"question": "Should add() accept strings?"}}, FIX, FINISH)
+    with loop(tmp_path, fake) as (agent, events, _):
+        outcome = agent.run()
+        assert outcome.status == "finished"
+        assert outcome.assumptions == ["Should add() accept strings?"]
+        assert events.of("answer")[0]["from_user"] is False
+
+
+def test_the_finish_gate_sends_unfinished_work_back(tmp_path, fake):
+    fake.add(PLAN, FINISH, FIX, FINISH)  # finishing before the fix: the failing test still fails
+    with loop(tmp_path, fake, gate=True) as (agent, events, _):
+        outcome = agent.run()
+        assert outcome.status == "finished"
+        assert [g["decision"] for g in events.of("gate")] == ["refine", "accept"]
+        assert corrections(events) == ["refine"]
+        sent_back = fake.requests[2]["messages"][-1]["content"]
+        assert "test_calc.py::test_add" in sent_back
+
+
+def test_a_limit_ends_the_run_with_its_status(tmp_path, fake):
+    read = {"tool": "read_file", "args": {"path": "calc.py"}}
+    fake.add(PLAN, read, {"tool": "search", "args": {"pattern": "def"}})
+    with loop(tmp_path, fake, max_steps=2) as (agent, events, _):
+        outcome = agent.run()
+        assert outcome.status == "limit_steps" and outcome.steps == 2
+        assert events.of("status")[-1]["status"] == "limit_steps"

@@ -1,0 +1,37 @@
+"""Python source as data: the definitions of a module, read with Python's own ast."""
+
+from __future__ import annotations
+
+import ast
+
+from workspace import ToolError, not_utf8
+
+
+def definitions(text: str, path: str) -> list[tuple[str, str, int, int, int]]:
+    """(kind, qualified name, first line, last line, depth) of every class and function.
+
+    Read with Python's own ast, not libcst: the same names and line ranges, but about 40 ms for a
+    5,000-line module where libcst's position metadata takes over a second (bench/outline_5k.py).
+    """
+    if not_utf8(text):
+        raise ToolError(f"{path} is not valid UTF-8 ({not_utf8(text)}); it cannot be parsed as Python")
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise ToolError(f"{path} does not parse as Python (line {exc.lineno}): {exc.msg}. "
+                        "Fix it with replace_in_file first.") from exc
+    rows: list[tuple[str, str, int, int, int]] = []
+
+    def walk(node, prefix: str, in_class: bool, depth: int) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                kind = "class" if isinstance(child, ast.ClassDef) else ("method" if in_class else "def")
+                start = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                rows.append((kind, name, start, child.end_lineno, depth))
+                walk(child, name + ".", isinstance(child, ast.ClassDef), depth + 1)
+            elif not isinstance(child, (ast.expr, ast.Lambda)):
+                walk(child, prefix, in_class, depth)
+
+    walk(tree, "", False, 0)
+    return rows
