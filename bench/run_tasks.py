@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -128,7 +129,20 @@ def omni_metrics(events_file: Path) -> dict:
     usage = next((e["total"] for e in reversed(events) if e["kind"] == "usage"), {})
     status = next((e["status"] for e in reversed(events) if e["kind"] == "status"), "killed")
     return {"steps": sum(e["kind"] == "step" for e in events), "prompt_tokens": usage.get("prompt_tokens", 0),
-            "completion_tokens": usage.get("completion_tokens", 0), "status": status}
+            "completion_tokens": usage.get("completion_tokens", 0), "status": status,
+            "cached_tokens": usage.get("cached_tokens", 0), "first_action_s": _first_action_s(events)}
+
+
+def _first_action_s(events: list[dict]) -> float | None:
+    """Seconds from the run's first event to its first action (None: no action)."""
+    from datetime import datetime
+
+    first = next((e for e in events if e.get("time")), None)
+    action = next((e for e in events if e["kind"] == "action" and e.get("time")), None)
+    if not first or not action:
+        return None
+    start, then = (datetime.fromisoformat(e["time"]) for e in (first, action))
+    return round((then - start).total_seconds(), 1)
 
 
 def mini_metrics(traj: Path) -> dict:
@@ -149,7 +163,7 @@ def agent_metrics(agent: str, events: list[Path], traj: Path) -> dict:
     return {"steps": 0, "prompt_tokens": 0, "completion_tokens": 0, "status": ""}
 
 
-def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Path) -> dict:
+def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Path, run: int = 1) -> dict:
     goal_file = work / "goal.txt"
     goal_file.write_text(task["goal"])
     traj = work / "traj.json"
@@ -172,7 +186,7 @@ def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Pat
             proc.wait()
         timed_out = True
     wall = time.monotonic() - started
-    keep = opts.out.with_suffix(".logs") / f"{task['id']}-{agent}"  # for reading what went wrong
+    keep = opts.out.with_suffix(".logs") / _kept_name(task["id"], agent, run)  # for reading what went wrong
     keep.mkdir(parents=True, exist_ok=True)
     shutil.copy(work / "agent.log", keep / "agent.log")
     for extra in [traj, *sorted((repo / ".omni" / "runs").glob("*/events.jsonl"))]:
@@ -213,6 +227,7 @@ def main() -> None:
     parser.add_argument("--limit-s", type=float, default=900)
     parser.add_argument("--max-steps", type=int, default=30)
     parser.add_argument("--out", type=Path, default=Path("bench-results.jsonl"))
+    parser.add_argument("--runs", type=int, default=1, help="run every task this many times (a 1.5B model is noisy)")
     parser.add_argument("--check", action="store_true", help="verify the tasks themselves and exit")
     parser.add_argument("--rescore", type=Path, help="print the table of a results file, metrics re-read "
                         "from the records kept in <results>.logs/")
@@ -242,16 +257,17 @@ def main() -> None:
         sys.exit(1 if bad else 0)
     rows = []
     with opts.out.open("a") as out:
-        for task in tasks:
-            for agent in opts.agents.split(","):
-                with tempfile.TemporaryDirectory(prefix=f"{task['id']}-{agent}-") as tmp:
-                    work = Path(tmp)
-                    repo = prepare(task, work / "src")
-                    row = run_agent(agent, templates[agent], task, repo, opts, work)
-                print(json.dumps({k: v for k, v in row.items() if k != "log"}), flush=True)
-                out.write(json.dumps(row) + "\n")
-                out.flush()  # a long run can be read (and rescored) while it goes on
-                rows.append(row)
+        for run in range(1, opts.runs + 1):  # run by run, so a stopped benchmark has whole runs
+            for task in tasks:
+                for agent in opts.agents.split(","):
+                    with tempfile.TemporaryDirectory(prefix=f"{task['id']}-{agent}-") as tmp:
+                        work = Path(tmp)
+                        repo = prepare(task, work / "src")
+                        row = {"run": run, **run_agent(agent, templates[agent], task, repo, opts, work, run)}
+                    print(json.dumps({k: v for k, v in row.items() if k != "log"}), flush=True)
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()  # a long run can be read (and rescored) while it goes on
+                    rows.append(row)
     print(table(rows, opts.agents.split(",")))
 
 
@@ -259,20 +275,41 @@ def rescore(results: Path) -> list[dict]:
     """Rows of a results file with tokens and steps read again from the records kept beside it."""
     rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
     for row in rows:
-        kept = results.with_suffix(".logs") / f"{row['task']}-{row['agent']}"
+        kept = results.with_suffix(".logs") / _kept_name(row["task"], row["agent"], row.get("run", 1))
         row.update(agent_metrics(row["agent"], sorted(kept.glob("events.jsonl")), kept / "traj.json"))
     return rows
 
 
+def _kept_name(task: str, agent: str, run: int) -> str:
+    return f"{task}-{agent}" + (f"-run{run}" if run > 1 else "")
+
+
 def table(rows: list[dict], agents: list[str]) -> str:
-    lines = ["| agent | resolved | tokens per resolved task | mean wall time |", "|---|---|---|---|"]
+    """Per agent: resolved per run (mean and minimum), tokens per resolved task, mean wall time, and for
+    omni the median share of prompt tokens served from the server's cache and of time to first action."""
+    runs = sorted({r.get("run", 1) for r in rows})
+    lines = [f"| agent | resolved | per run ({len(runs)}) | mean | min | tokens per resolved task | mean wall time "
+             "| prompt tokens from cache (median) | first action (median) |", "|---|---|---|---|---|---|---|---|---|"]
     for agent in agents:
         mine = [r for r in rows if r["agent"] == agent]
-        solved = [r for r in mine if r["resolved"]]
+        per_run = [sum(r["resolved"] for r in mine if r.get("run", 1) == n) for n in runs]
+        solved = sum(per_run)
         tokens = sum(r["prompt_tokens"] + r["completion_tokens"] for r in mine)
-        per = f"{tokens / len(solved):,.0f}" if solved else "n/a"
-        mean = sum(r["wall_s"] for r in mine) / max(1, len(mine))
-        lines.append(f"| {agent} | {len(solved)}/{len(mine)} | {per} | {mean:.0f} s |")
+        shares = [r["cached_tokens"] / r["prompt_tokens"] for r in mine if r.get("prompt_tokens")
+                  and "cached_tokens" in r]
+        firsts = [r["first_action_s"] for r in mine if r.get("first_action_s") is not None]
+        lines.append(f"| {agent} | {solved}/{len(mine)} | {', '.join(map(str, per_run))} | "
+                     f"{solved / max(1, len(runs)):.1f} | {min(per_run, default=0)} | "
+                     f"{f'{tokens / solved:,.0f}' if solved else 'n/a'} | "
+                     f"{sum(r['wall_s'] for r in mine) / max(1, len(mine)):.0f} s | "
+                     f"{f'{statistics.median(shares):.0%}' if shares else 'n/a'} | "
+                     f"{f'{statistics.median(firsts):.0f} s' if firsts else 'n/a'} |")
+    tasks = list(dict.fromkeys(r["task"] for r in rows))
+    lines += ["", "| task | " + " | ".join(agents) + " |", "|---|" + "---|" * len(agents)]
+    for task in tasks:
+        cells = [f"{sum(r['resolved'] for r in rows if r['task'] == task and r['agent'] == a)}/"
+                 f"{sum(1 for r in rows if r['task'] == task and r['agent'] == a)}" for a in agents]
+        lines.append(f"| {task} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

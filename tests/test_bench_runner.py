@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OMNI_LOCAL = ("omni=omni --yes --no-review --sandbox local --tool-mode native --max-steps {max_steps} "
               "--base-url {base_url} --model {model} --goal-file {goal_file}")
 # Would pass if the grader trusted the agent's copy of the tests: the failing test becomes trivial.
+# The upstream fix, applied without a model: a run that always resolves the task.
+FIXER = "fixer=sed -i '/string\\[0\\] == \"-\":/{{n;s/sign = 1/sign = -1/}}' parse.py"
 CHEAT = "cheat=printf 'def test_numbers():\\n    pass\\n' > tests/test_parse.py"
 
 
@@ -40,3 +42,18 @@ def test_runner_grades_a_fix_a_no_op_and_a_test_edit(fake, tmp_path):
     missing = subprocess.run([sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--rescore",
                               str(tmp_path / "nope.jsonl")], capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "no results file at" in missing.stderr
+
+
+def test_several_runs_are_counted_per_run_and_per_task(tmp_path):
+    out = tmp_path / "results.jsonl"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--tasks", "parse-negative-int", "--runs", "2",
+         "--agents", "none,fixer", "--agent", FIXER, "--limit-s", "120", "--out", str(out)],
+        capture_output=True, text=True, timeout=900, env=clean_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["run"], r["agent"], r["resolved"]) for r in rows] == [
+        (1, "none", False), (1, "fixer", True), (2, "none", False), (2, "fixer", True)]
+    assert "| none | 0/2 | 0, 0 | 0.0 | 0 |" in done.stdout and "| fixer | 2/2 | 1, 1 | 1.0 | 1 |" in done.stdout
+    assert "| parse-negative-int | 0/2 | 2/2 |" in done.stdout
+    assert (tmp_path / "results.logs" / "parse-negative-int-fixer-run2").is_dir()
