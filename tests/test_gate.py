@@ -106,6 +106,7 @@ def test_the_briefing_gives_the_failing_test_and_the_named_code_before_the_first
     goal_message = fake.requests[2]["messages"][1]["content"]  # (in the first request it has the step prompt too)
     assert "Tests that fail before any change" in goal_message
     assert "FAILED test_calc.py::test_add" in goal_message
+    assert 'To run only these: run_tests with selection=["test_calc.py::test_add"]' in goal_message
     assert "calc.py lines 1-2: def add\n1| def add(a, b):\n2|     return a - b" in goal_message
     assert fake.requests[1]["messages"][1]["content"].startswith(goal_message)  # in the first request too
     assert "1| def add(a, b):" in fake.requests[0]["messages"][0]["content"]  # the planner saw the code too

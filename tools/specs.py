@@ -4,7 +4,8 @@ function of the same name), and the model of the details its result carries.
 
 The host makes the model-facing schemas, argument validation and its tool groups from these; the tool
 server makes its dispatch table from them. Descriptions name the form of an argument, never a value that
-could pass for a real one: a small model copies example values.
+could pass for a real one: a small model copies example values (it ran run_tests with the docstring's
+'tests/test_x.py::test_y', so the whole suite ran and the step was lost).
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ class list_files(Spec):
 
 
 class find_files(Spec):
-    """Find files by name with a glob such as '*.py' or 'test_*'."""
+    """Find files by name: a glob pattern (with * and ?) or a part of the file name."""
 
     module, details = "files", ListDetails
     pattern: str = Field(description="glob matched against the path or the file name")
@@ -128,7 +129,7 @@ class search(Spec):
     core, module, details = 1, "files", SearchDetails
     pattern: str = Field(description="regular expression")
     path: str = Field(".", description="file or directory to search")
-    glob: str | None = Field(None, description="only files matching this glob, e.g. '*.py'")
+    glob: str | None = Field(None, description="only files whose name matches this glob pattern")
     ignore_case: bool = False
     max_results: int = Field(50, ge=1, le=1000)
 
@@ -143,7 +144,7 @@ class read_file(Spec):
 
 
 class read_symbol(Spec):
-    """Show the source of a Python class or function by name, e.g. 'parse_date' or 'Parser.parse'."""
+    """Show the source of a Python class or function, by its name (or Class.method for a method)."""
 
     core, module, details = 3, "python_tools", SymbolDetails
     symbol: str = Field(description="name or qualified name of a def or class")
@@ -200,7 +201,7 @@ class replace_symbol(Spec):
 
     kind, core, module, details = EDIT, 6, "python_tools", EditDetails
     path: str
-    symbol: str = Field(description="qualified name, e.g. 'Parser.parse'")
+    symbol: str = Field(description="the definition's name, or Class.method for a method")
     new_source: str = Field(description="the complete new definition, starting with def or class")
 
 
@@ -217,7 +218,7 @@ class add_import(Spec):
 
     kind, module, details = EDIT, "python_tools", EditDetails
     path: str
-    statement: str = Field(description="e.g. 'from pathlib import Path'")
+    statement: str = Field(description="one import statement, written as it should appear in the file")
 
 
 class lint(Spec):
@@ -228,10 +229,11 @@ class lint(Spec):
 
 
 class run_tests(Spec):
-    """Run the test suite, or a selection such as ['tests/test_x.py::test_y']; returns a summary."""
+    """Run the test suite, or only some tests (test files, or test ids written file::name); returns a summary."""
 
     kind, core, module, details = CHECK, 8, "checks", TestDetails
-    selection: list[str] | None = None
+    selection: list[str] | None = Field(None, description="test files or test ids from this repository; "
+                                        "leave it out to run the whole suite")
     timeout: int = Field(600, ge=1, le=3600)
 
 

@@ -8,6 +8,7 @@ Everything is looked up through the sandbox's own read-only tools; nothing here 
 from __future__ import annotations
 
 import builtins
+import json
 import keyword
 import re
 from collections import Counter
@@ -64,6 +65,9 @@ def _candidates(name: str) -> list[str]:
     return [".".join(parts[i:]) for i in range(len(parts))]
 
 
+MAX_OFFERED_TESTS = 5
+
+
 def failing_tests(failing: list[str], test_report: str) -> str:
     """The tests that fail before any change, with their messages (from the gate's baseline run)."""
     if not failing:
@@ -72,7 +76,9 @@ def failing_tests(failing: list[str], test_report: str) -> str:
     shown = "\n".join(lines[:MAX_TEST_LINES])
     if len(lines) > MAX_TEST_LINES:
         shown += f"\n[{len(lines) - MAX_TEST_LINES} more lines of the test report not shown]"
-    return "Tests that fail before any change (if the goal is about them, make them pass):\n" + shown
+    offer = json.dumps(failing[:MAX_OFFERED_TESTS])  # a value the model can use as it is, not an example to copy
+    return ("Tests that fail before any change (if the goal is about them, make them pass):\n" + shown
+            + f"\nTo run only these: run_tests with selection={offer}")
 
 
 def _defining_files(sandbox: Sandbox, names: list[str]) -> dict[str, list[str]]:
