@@ -7,6 +7,9 @@ A turn is a dict, one of:
   {"text": "..."}                          a plain text reply (plans, text-mode actions, answers)
   {"status": 429, "headers": {...}, "error": "..."}   an HTTP error
   {"stall": SECONDS}                       send headers, then nothing, for SECONDS
+Structured output: a request whose response_format is the probe omni sends ("omni_probe") is answered
+{"ok": true} without taking a turn (recorded in `probes`); with structured=False, any request with a
+response_format gets HTTP 400, as from a server without it.
 Options on any reply turn: "omit_ids": true (no tool call ids), "usage": {...},
 "finish_reason": "length" (a reply cut off at max_tokens; default "tool_calls" or "stop").
 When the script is exhausted the server answers 500 "script exhausted", so a test sees it.
@@ -24,9 +27,12 @@ CHUNK = 7  # split tool-call arguments into pieces this long when streaming
 
 
 class FakeOpenAI:
-    def __init__(self, script: list[dict[str, Any]] | None = None, model: str = "fake-model"):
+    def __init__(self, script: list[dict[str, Any]] | None = None, model: str = "fake-model",
+                 structured: bool = True):
         self.script = list(script or [])
         self.requests: list[dict[str, Any]] = []
+        self.probes: list[dict[str, Any]] = []
+        self.structured = structured
         self.headers: list[dict[str, str]] = []
         self.model = model
         self.lock = threading.Lock()
@@ -77,7 +83,14 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             self._json(400, {"error": {"message": "invalid JSON body"}})
             return
-        turn = self.fake.next_turn(body, {k.lower(): v for k, v in self.headers.items()})
+        if body.get("response_format") and not self.fake.structured:
+            self._json(400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error"}})
+            return
+        if (body.get("response_format") or {}).get("json_schema", {}).get("name") == "omni_probe":
+            self.fake.probes.append(body)
+            turn = {"text": '{"ok": true}'}
+        else:
+            turn = self.fake.next_turn(body, {k.lower(): v for k, v in self.headers.items()})
         if turn is None:
             self._json(500, {"error": {"message": "script exhausted", "type": "server_error"}})
         elif "status" in turn:

@@ -158,7 +158,7 @@ class FinishGate:
         messages = [{"role": "user", "content": prompt}]
         raw = []
         for _ in range(2):  # one retry for an unreadable verdict
-            reply = self.planner.text(messages)
+            reply = self.planner.text(messages, schema=Verdict)
             self.meter.count(reply.usage, "review")
             raw.append(reply.text)
             try:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Literal
 from pathlib import Path
 
+from pydantic import BaseModel
 from rich.console import Console
 from rich.markup import escape
 
@@ -57,7 +59,7 @@ def plan_spec(args, settings, console: Console) -> int:
     _, planner = _models(settings)
     messages = [{"role": "user", "content": prompts.render("spec_plan", goal=args.goal, files=files)}]
     for attempt in range(2):
-        reply = planner.text(messages)
+        reply = planner.text(messages, schema=specs.TaskSpec)
         try:
             spec = specs.parse(json_object(reply.text), "the planner's reply")
             break
@@ -75,6 +77,13 @@ def plan_spec(args, settings, console: Console) -> int:
     return 0
 
 
+class Judgement(BaseModel):
+    """The planner's verdict on what the executor understood (the shape structured output asks for)."""
+
+    verdict: Literal["satisfactory", "needs_refinement"]
+    feedback: str = ""
+
+
 def understand(spec, step, executor, planner, prompts: Prompts, state, console: Console) -> None:
     """The executor says what it understood; the planner judges; unclear instructions are rewritten
     (in the step itself, so the run and the state copy use them)."""
@@ -82,7 +91,7 @@ def understand(spec, step, executor, planner, prompts: Prompts, state, console: 
         task = _task_text(prompts, spec, step)
         summary = executor.text([{"role": "user", "content": prompts.render("understand", task=task)}]).text.strip()
         judgement = planner.text([{"role": "user", "content": prompts.render(
-            "judge_understanding", task=task, summary=summary)}]).text
+            "judge_understanding", task=task, summary=summary)}], schema=Judgement).text
         try:
             data = json_object(judgement)
             verdict, feedback = str(data.get("verdict", "")), str(data.get("feedback", ""))

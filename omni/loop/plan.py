@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 Status = Literal["pending", "in_progress", "done", "skipped"]
 _ITEM = re.compile(r"^\s*(?:\d+\s*[.):]|[-*•]|step\s+\d+\s*[.:)]?)\s*(.+?)\s*$", re.IGNORECASE)
@@ -27,6 +27,12 @@ class PlanStep(BaseModel):
     status: Status = "pending"
 
 
+class PlanReply(BaseModel):
+    """A plan as structured output asks for it: the steps in order, each a short line."""
+
+    steps: list[str] = Field(min_length=1, max_length=MAX_STEPS)
+
+
 class Plan(BaseModel):
     steps: list[PlanStep]
     version: int = 1
@@ -40,9 +46,16 @@ class Plan(BaseModel):
 
     @classmethod
     def parse(cls, text: str) -> Plan:
-        """A numbered or bulleted list from a model's reply; the first step starts in progress."""
+        """A numbered or bulleted list from a model's reply, or the JSON that structured output gives
+        ({"steps": [...]}); the first step starts in progress."""
         steps = []
-        for line in text.splitlines():
+        lines = text.splitlines()
+        if text.lstrip().startswith("{"):
+            try:
+                lines = [f"{n}. {step}" for n, step in enumerate(PlanReply.model_validate_json(text).steps, 1)]
+            except ValueError:
+                pass
+        for line in lines:
             match = _ITEM.match(line)
             if match:
                 item = clean(match.group(1))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from omni.loop.plan import Plan, PlanStep
+from omni.loop.plan import Plan, PlanReply, PlanStep
 from omni.loop.state import UsageMeter
 from omni.prompts import Prompts
 from omni.protocols import Events, Model
@@ -24,7 +24,7 @@ class Planning:
         return new
 
     def _ask(self, prompt: str) -> Plan:
-        reply = self.planner.text([{"role": "user", "content": prompt}])
+        reply = self.planner.text([{"role": "user", "content": prompt}], schema=PlanReply)
         self.meter.count(reply.usage, "plan")
         plan = Plan.parse(reply.text)
         if not plan.steps:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import openai
+from pydantic import BaseModel
+
 from omni.model import pricing
 from omni.model.endpoint import ModelConfig
 from omni.errors import ContextLengthExceeded, ModelError
@@ -70,6 +72,21 @@ def _is_context_error(exc: openai.APIStatusError) -> bool:
     return any(marker in text for marker in _CONTEXT_MARKERS)
 
 
+# Whether an endpoint constrains replies to a JSON schema (response_format json_schema), per (base URL,
+# model), asked once per process: llama.cpp's server, vLLM, OpenAI and OpenRouter do.
+_STRUCTURED: dict[tuple[str, str], bool] = {}
+PROBE = {"name": "omni_probe", "schema": {"type": "object", "properties": {"ok": {"type": "boolean"}},
+                                          "required": ["ok"]}}
+
+
+def action_format(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """The text-mode action as a JSON schema: one of the offered tools by name, with its own arguments."""
+    choices = [{"type": "object", "properties": {"name": {"const": t["function"]["name"]},
+                                                 "arguments": t["function"]["parameters"]},
+                "required": ["name", "arguments"]} for t in tools]
+    return {"type": "json_schema", "json_schema": {"name": "action", "schema": {"anyOf": choices}}}
+
+
 class ChatModel:
     def __init__(self, config: ModelConfig, on_event: Callable[..., None] | None = None):
         self.config = config
@@ -98,7 +115,8 @@ class ChatModel:
                     f"; it said: {reply.text.strip()[:300]}" if reply.text.strip() else ""
                 )
             return reply
-        reply = self._request(messages, temperature=temperature)
+        fmt = action_format(tools) if tools and self.structured() else None
+        reply = self._request(messages, temperature=temperature, response_format=fmt)
         if reply.finish_reason == "length":
             return self._cut_off(reply)
         try:
@@ -118,9 +136,35 @@ class ChatModel:
                               "and leave out code that does not change")
         return reply
 
-    def text(self, messages: list[dict[str, Any]]) -> Reply:
-        """A plain reply with no tools (planning, review)."""
-        return self._request(messages)
+    def text(self, messages: list[dict[str, Any]], schema: type[BaseModel] | None = None) -> Reply:
+        """A reply with no tools (planning, review). With a schema, and where the server constrains replies to
+        a JSON schema, the reply is constrained to it; the caller parses leniently either way."""
+        if schema is None or not self.structured():
+            return self._request(messages)
+        fmt = {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()}}
+        try:
+            return self._request(messages, response_format=fmt)
+        except ModelError as exc:
+            if "HTTP 400" not in str(exc) and "HTTP 422" not in str(exc):
+                raise
+            self._emit("warning", message=f"the server refused the {schema.__name__} schema; asking without it")
+            return self._request(messages)
+
+    def structured(self) -> bool:
+        """Whether this endpoint constrains replies to a JSON schema: asked once per endpoint and model."""
+        key = (self.config.base_url, self.config.model)
+        if key not in _STRUCTURED:
+            _STRUCTURED[key] = self._probe_structured()
+            self._emit("structured_output", supported=_STRUCTURED[key], base_url=self.config.base_url)
+        return _STRUCTURED[key]
+
+    def _probe_structured(self) -> bool:
+        try:
+            reply = self._request([{"role": "user", "content": 'Answer with the JSON object {"ok": true}.'}],
+                                  max_tokens=16, response_format={"type": "json_schema", "json_schema": PROBE})
+            return json.loads(reply.text).get("ok") is True
+        except (ModelError, ValueError, AttributeError):
+            return False
 
     def probe_tool_mode(self, prompt: str) -> str:
         """Ask once for a trivial tool call; native if the server returns a structured call."""
@@ -143,8 +187,10 @@ class ChatModel:
         return self.tool_mode
 
     # ---- transport ----------------------------------------------------------------------------
-    def _request(self, messages, tools=None, max_tokens=None, temperature=None) -> Reply:
+    def _request(self, messages, tools=None, max_tokens=None, temperature=None, response_format=None) -> Reply:
         kwargs: dict[str, Any] = {"model": self.config.model, "messages": messages}
+        if response_format:
+            kwargs["response_format"] = response_format
         if tools:
             kwargs["tools"] = tools
         temperature = self.config.temperature if temperature is None else temperature
