@@ -45,6 +45,8 @@ class Settings(BaseModel):
         "model", "sampling temperature (unset in a config file: the server's default)"))
     max_tokens: int | None = Field(4096, ge=1, json_schema_extra=_flag(
         "model", "cap on tokens per reply; small local models: ~1024"))
+    samples: int = Field(4, ge=1, le=16, json_schema_extra=_flag(
+        "model", "candidate rewrites verified repair samples and tries against the check (1: off)"))
     max_steps: int = Field(40, ge=1, json_schema_extra=_flag("limits", "tool calls before stopping"))
     max_cost: float | None = Field(None, gt=0, json_schema_extra=_flag("limits", "USD before stopping"))
     timeout: float | None = Field(None, gt=0, json_schema_extra=_flag("limits", "wall-clock seconds before stopping"))

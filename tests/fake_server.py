@@ -5,6 +5,7 @@ A turn is a dict, one of:
   {"tool": NAME, "args": {...}}            one native tool call (args may be a raw string)
   {"calls": [{"tool":..., "args":...}]}    several tool calls in one reply
   {"text": "..."}                          a plain text reply (plans, text-mode actions, answers)
+  {"choices": ["...", "..."]}              several text choices (an answer to a request with n > 1)
   {"status": 429, "headers": {...}, "error": "..."}   an HTTP error
   {"stall": SECONDS}                       send headers, then nothing, for SECONDS
 Structured output: a request whose response_format is the probe omni sends ("omni_probe") is answered
@@ -135,10 +136,12 @@ class _Handler(BaseHTTPRequestHandler):
             message["tool_calls"] = [{"id": cid or "", "type": "function",
                                       "function": {"name": name, "arguments": args}}
                                      for name, args, cid in calls]
+        choices = [{"index": 0, "message": message, "finish_reason": self._finish(turn, calls)}]
+        if "choices" in turn:  # several samples of one prompt (a request with n > 1)
+            choices = [{"index": n, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                       for n, text in enumerate(turn["choices"])]
         return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model", self.fake.model),
-                "choices": [{"index": 0, "message": message, "finish_reason": self._finish(turn, calls)}],
-                "usage": self._usage(turn)}
+                "model": body.get("model", self.fake.model), "choices": choices, "usage": self._usage(turn)}
 
     def _stream(self, body, turn) -> None:
         self.send_response(200)

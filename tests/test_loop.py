@@ -121,7 +121,7 @@ def test_the_core_tool_set_offers_fewer_tools_and_refuses_the_others(calc_repo, 
     assert run.code == 0, run.stdout + run.stderr
     offered = [t["function"]["name"] for t in fake.requests[1]["tools"]]
     assert offered == ["search", "read_file", "read_symbol", "replace_in_file", "insert_lines", "replace_symbol",
-                       "create_file", "run_tests", "update_plan", "ask_user", "finish"]
+                       "create_file", "run_tests", "update_plan", "ask_user", "finish", "propose_fixes"]
     refused = last_user_text(fake.requests[2])
     assert "Failure: unknown_tool" in refused and "Valid tools: search, read_file" in refused
     assert "return a + b" in (calc_repo / "calc.py").read_text()  # the core set still does the job

@@ -133,7 +133,8 @@ def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
     if len(matches) > SYMBOL_MATCHES:
         blocks.append("Also defined at: " + ", ".join(f"{m[0]}:{m[3]} {m[2]}" for m in matches[SYMBOL_MATCHES:][:10]))
     return result(True, "\n\n".join(blocks), matches=len(matches),
-                  locations=[f"{m[0]}:{m[3]}-{m[4]}" for m in matches], blocks=blocks)
+                  locations=[f"{m[0]}:{m[3]}-{m[4]}" for m in matches], blocks=blocks,
+                  sources=["\n".join(m[5][m[3] - 1:m[4]]) for m in matches[:SYMBOL_MATCHES]])
 
 
 class _Replace(cst.CSTTransformer):

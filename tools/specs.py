@@ -54,6 +54,7 @@ class SymbolDetails(Details):
     matches: int = 0
     locations: list[str] = Field(default_factory=list)
     blocks: list[str] = Field(default_factory=list, description="each match as shown, best first")
+    sources: list[str] = Field(default_factory=list, description="each match's source, without line numbers")
 
 
 class EditDetails(Details):
@@ -102,6 +103,7 @@ class Spec(BaseModel):
 
     kind: ClassVar[str] = READ
     core: ClassVar[int] = 0  # its place in the small-model set (--tools core); 0: not in it
+    edits: ClassVar[bool] = False  # a host tool that changes files (checkpointed and guarded like an edit)
     module: ClassVar[str] = ""
     details: ClassVar[type[Details]] = Details
 
@@ -266,6 +268,33 @@ class check_examples(Spec):
     timeout: int = Field(30, ge=1, le=600)
 
 
+class CandidateOutcome(BaseModel):
+    applied: bool = False  # through the edit gate
+    error: str = ""  # why the edit gate refused it
+    passes: bool = False  # the check passes with it
+    failing: list[str] = Field(default_factory=list)  # the check's tests that still fail
+    tests_ran: bool = False
+    examples_hold: bool | None = None
+    diff_lines: int = 0
+    shape: str = ""  # the code without formatting: equal shapes are the same fix
+
+
+class RepairDetails(Details):
+    outcomes: list[CandidateOutcome] = Field(default_factory=list)
+
+
+class try_fixes(Spec):
+    """Try candidate rewrites of one definition, each in a scratch copy, against the run's check."""
+
+    kind, module, details = INTERNAL, "repair", RepairDetails
+    path: str
+    symbol: str
+    candidates: list[str] = Field(min_length=1, max_length=16)
+    tests: list[str] | None = None
+    examples: list[dict] | None = None
+    timeout: int = Field(300, ge=1, le=3600)
+
+
 class PlanItem(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -292,6 +321,17 @@ class finish(Spec):
 
     kind = HOST
     summary: str = Field(description="what changed and how it was checked")
+
+
+class propose_fixes(Spec):
+    """Ask for several complete rewrites of one function, method or class, try each against the run's
+    failing tests and the goal's examples in a scratch copy, and apply the one that passes. Use it when
+    your own edit did not fix the problem."""
+
+    kind, details, edits = HOST, EditDetails, True
+    path: str = Field(description="the file that defines it")
+    symbol: str = Field(description="the definition's name, or Class.method for a method")
+    note: str = Field("", description="what is wrong with it now, in a sentence")
 
 
 ALL: tuple[type[Spec], ...] = tuple(Spec.__subclasses__())  # in the order declared above

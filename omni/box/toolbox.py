@@ -61,17 +61,19 @@ def details(name: str, result: ToolResult):
 
 
 class Toolbox:
-    def __init__(self, profile: str = "full"):
-        """profile: "full", every tool; "core", the few a small model chooses among well, plus the host tools."""
+    def __init__(self, profile: str = "full", repair: bool = True):
+        """profile: "full", every tool; "core", the few a small model chooses among well, plus the host tools.
+        repair: offer propose_fixes (verified repair; off with --samples 1)."""
         declared = specs()
         offered = [s for s in declared.ALL if s.kind not in (declared.INTERNAL, declared.HOST)]
         if profile == "core":
             offered = sorted((s for s in offered if s.core), key=lambda s: s.core)
-        self.models: dict[str, type[BaseModel]] = {m.__name__: m for m in (*offered, *declared.of_kind(declared.HOST))}
-        self.host = {m.__name__ for m in declared.of_kind(declared.HOST)}
+        host = [m for m in declared.of_kind(declared.HOST) if repair or m.__name__ != "propose_fixes"]
+        self.models: dict[str, type[BaseModel]] = {m.__name__: m for m in (*offered, *host)}
+        self.host = {m.__name__ for m in host}
         self.read_only = {m.__name__ for m in declared.of_kind(declared.READ)}
         self.checks = {m.__name__ for m in declared.of_kind(declared.CHECK)}
-        self.editing = {m.__name__ for m in declared.of_kind(declared.EDIT)}
+        self.editing = {m.__name__ for m in declared.of_kind(declared.EDIT)} | {m.__name__ for m in host if m.edits}
         # Built once: every model request sends them, and a stable list keeps the prompt prefix cached.
         self._schemas = {name: self._build_schema(model) for name, model in self.models.items()}
 

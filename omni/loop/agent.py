@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -77,6 +78,7 @@ class Hooks:
     steering: Steering | None = None
     after_action: list[AfterAction] = field(default_factory=list)  # each sandbox action's result passes
     ready: Callable[[], None] | None = None  # waited for before the first action (the gate's baseline)
+    repair: Any = None  # verified repair (omni/loop/repair.py): propose_fixes, on the run's conversation
 
 
 class Agent:
@@ -89,7 +91,8 @@ class Agent:
         self.conversation = Conversation(parts.prompts, task.system, task.goal,
                                          native=parts.model.tool_mode == "native", files=task.files)
         self.planning = Planning(parts.planner, parts.prompts, parts.events, meter, task)
-        self.host = HostTools(self.state, parts.prompts, parts.events, parts.answers, hooks.gate, self.set_plan)
+        self.host = HostTools(self.state, parts.prompts, parts.events, parts.answers, hooks.gate, self.set_plan,
+                              hooks.repair, self.conversation)
         self.prompting = StepPrompts(parts.prompts, self.state, config, meter, self.progress, self.guard,
                                      parts.model.tool_mode, getattr(parts.sandbox, "install_note", ""))
 
@@ -177,30 +180,31 @@ class Agent:
         if action is None:
             return unreadable(reply), False
         self.parts.events.emit("action", n=self.state.steps, tool=action.name, args=action.args, text=reply.text)
-        interrupted = False
         try:
-            result = self.execute(action)
+            (ran, result), interrupted = self.execute(action), False
         except KeyboardInterrupt:  # record what happened, then let the user steer
-            interrupted, result = True, ToolResult.fail("command_failed", "interrupted by the user before it finished")
-        if action.name == "run_tests" and details("run_tests", result).headline:
-            self.state.tests = details("run_tests", result).headline
-        if action.name not in self.parts.toolbox.host:
+            ran, interrupted = None, True
+            result = ToolResult.fail("command_failed", "interrupted by the user before it finished")
+        if action.name == "run_tests":
+            self.state.tests = details("run_tests", result).headline or self.state.tests
+        if action.name not in self.parts.toolbox.host or action.name in self.parts.toolbox.editing:
             for hook in self.hooks.after_action:
                 result = hook(action, result)
+            result = self.guard.after(action, ran, result, self.state.steps) if ran else result
         return result, interrupted
 
-    def execute(self, action: Action) -> ToolResult:
+    def execute(self, action: Action) -> tuple[Action | None, ToolResult]:
+        """(the call that ran, or None if none did; its result)."""
         checked = self.guard.before(action, self.state.steps, self.state.plan_step())
         if isinstance(checked, ToolResult):
-            return checked
+            return None, checked
         args = self.parts.toolbox.validate(checked)
         if isinstance(args, ToolResult):
-            return args
+            return None, args
         if checked.name in self.parts.toolbox.host:
-            return self.host.run(checked.name, args)
-        result = run_in_sandbox(self.parts.sandbox, self.parts.toolbox, checked.name, args, self.config,
-                                self.state.started)
-        return self.guard.after(action, checked, result, self.state.steps)
+            return checked, self.host.run(checked.name, args)
+        return checked, run_in_sandbox(self.parts.sandbox, self.parts.toolbox, checked.name, args, self.config,
+                                       self.state.started)
 
     def observe(self, action: Action | None, result: ToolResult, reply, interrupted: bool) -> None:
         """The result joins the history (a refused repeat does not: a small model would copy it)."""

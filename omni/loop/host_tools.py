@@ -15,9 +15,11 @@ from omni.results import ToolResult
 
 class HostTools:
     def __init__(self, state: RunState, prompts: Prompts, events: Events, answers: AnswerSource,
-                 gate: Gate | None, set_plan: Callable[[Plan, str], None]):
+                 gate: Gate | None, set_plan: Callable[[Plan, str], None], repair=None, conversation=None):
         self.state, self.prompts, self.events, self.answers = state, prompts, events, answers
-        self.gate, self.set_plan = gate, set_plan
+        self.gate, self.set_plan, self.repair = gate, set_plan, repair
+        if repair is not None:  # its candidates extend the run's cached prompt prefix
+            repair.conversation = conversation
 
     def run(self, name: str, args: dict[str, Any]) -> ToolResult:
         return getattr(self, name)(**args)
@@ -34,6 +36,11 @@ class HostTools:
             self.state.assumptions.append(question)
         self.events.emit("answer", text=answer, from_user=answer != no_user)
         return ToolResult.ok(answer)
+
+    def propose_fixes(self, path: str, symbol: str, note: str = "") -> ToolResult:
+        if self.repair is None:
+            return ToolResult.fail("tool_error", "propose_fixes is off for this run (--samples 1); edit the code.")
+        return self.repair.propose_fixes(path, symbol, note)
 
     def finish(self, summary: str) -> ToolResult:
         """The gate decides what finishing means: None accepts; feedback sends the work back."""

@@ -92,6 +92,7 @@ class ChatModel:
         self.config = config
         self.name = config.model
         self.tool_mode = config.tool_mode
+        self._n_ok: bool | None = None  # whether the server answers n > 1 with n choices (unknown until asked)
         self._emit = on_event or (lambda kind, **data: None)
         self.client = openai.OpenAI(
             api_key=config.api_key,
@@ -150,6 +151,24 @@ class ChatModel:
             self._emit("warning", message=f"the server refused the {schema.__name__} schema; asking without it")
             return self._request(messages)
 
+    def samples(self, messages: list[dict[str, Any]], k: int, temperature: float) -> tuple[list[Reply], str]:
+        """k replies to one prompt, and how they were asked: one request with n=k where the server honours it
+        (the prompt is read once), else one request after another (the cached prefix makes each cheap)."""
+        replies: list[Reply] = []
+        if k > 1 and self._n_ok is not False:
+            try:
+                replies = self._request(messages, temperature=temperature, n=k)
+                self._n_ok = len(replies) == k
+            except ModelError as exc:
+                if "HTTP 400" not in str(exc) and "HTTP 422" not in str(exc):
+                    raise
+                self._n_ok = False  # a one-slot llama.cpp server: "Value must be between 1 <= value <= 1"
+            if self._n_ok:
+                return replies, "n"
+        while len(replies) < k:
+            replies.append(self._request(messages, temperature=temperature))
+        return replies, "sequential"
+
     def structured(self) -> bool:
         """Whether this endpoint constrains replies to a JSON schema: asked once per endpoint and model."""
         key = (self.config.base_url, self.config.model)
@@ -187,8 +206,11 @@ class ChatModel:
         return self.tool_mode
 
     # ---- transport ----------------------------------------------------------------------------
-    def _request(self, messages, tools=None, max_tokens=None, temperature=None, response_format=None) -> Reply:
+    def _request(self, messages, tools=None, max_tokens=None, temperature=None, response_format=None, n=None):
+        """One reply (with n: the list of n choices, not streamed)."""
         kwargs: dict[str, Any] = {"model": self.config.model, "messages": messages}
+        if n:
+            kwargs["n"] = n
         if response_format:
             kwargs["response_format"] = response_format
         if tools:
@@ -201,6 +223,8 @@ class ChatModel:
         waited = 0.0
         for attempt in range(1, self.config.max_attempts + 1):
             try:
+                if n:
+                    return self._choices(kwargs)
                 if self.config.stream:
                     return self._stream(kwargs)
                 return self._plain(kwargs)
@@ -259,6 +283,23 @@ class ChatModel:
             cost = pricing.cost_of(self.config.model, usage.prompt_tokens, cached, usage.completion_tokens)
             usage.cost, usage.cost_known = (cost, True) if cost is not None else (0.0, False)
         return usage
+
+    def _choices(self, kwargs: dict[str, Any]) -> list[Reply]:
+        """Every choice of one request. Servers count completion tokens differently for n > 1 (llama.cpp
+        reports one choice's), so each reply carries its own share, at least ~4 characters a token."""
+        response = self.client.chat.completions.create(**kwargs)
+        usage = self._usage(getattr(response, "usage", None))
+        replies = []
+        each = usage.completion_tokens // max(1, len(response.choices))
+        for choice in response.choices:
+            text = choice.message.content or ""
+            first = not replies  # the prompt and the cost are counted once, on the first choice
+            share = Usage(prompt_tokens=usage.prompt_tokens if first else 0,
+                          cached_tokens=usage.cached_tokens if first else 0,
+                          completion_tokens=max(len(text) // 4, each),
+                          cost=usage.cost if first else 0.0, cost_known=usage.cost_known)
+            replies.append(Reply(text=text, finish_reason=choice.finish_reason, usage=share))
+        return replies
 
     def _plain(self, kwargs: dict[str, Any]) -> Reply:
         response = self.client.chat.completions.create(**kwargs)

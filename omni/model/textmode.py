@@ -83,3 +83,15 @@ def json_object(text: str) -> Any:
     if start == -1 or end < start:
         raise ValueError("no JSON object in the reply")
     return json.loads(text[start:end + 1])
+
+
+_CODE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
+
+
+def code_of(reply: str) -> str:
+    """The candidate's code: the (last) fenced block of a reply, else the reply if it starts with def or class."""
+    blocks = _CODE.findall(reply)
+    if blocks:
+        return blocks[-1].strip("\n")
+    text = reply.strip()
+    return text if text.startswith(("def ", "async def ", "class ", "@")) else ""

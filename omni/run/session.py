@@ -107,7 +107,7 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
 
 def _run(run: Run, models, engine, warm: threading.Thread) -> None:
     request, s, events, workspace = run.request, run.request.settings, run.events, run.workspace
-    prompts, toolbox = Prompts(), Toolbox(s.tools)
+    prompts, toolbox = Prompts(), Toolbox(s.tools, repair=s.samples > 1)
     root = Path(run.repo.working_tree_dir)
     context, loaded = instructions.load(root, Path.cwd())
     if request.history:

@@ -1,0 +1,107 @@
+"""Verified repair, a strategy of the loop: sample several complete rewrites of one definition (one prompt,
+the run's cached prefix, a sampling temperature), try each in a scratch copy of the workspace against the
+run's check (the tests failing at the start, the goal's examples), and apply the one that passes.
+
+Rank: the check passes, then fewer failing tests, then a smaller diff; candidates with the same code (by
+their syntax tree) are one candidate with that many votes. When none passes, the model gets the best
+candidate and what it did to the check, not k raw failures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from omni.box.toolbox import details
+from omni.loop.conversation import Conversation
+from omni.loop.state import UsageMeter
+from omni.model.textmode import code_of
+from omni.prompts import Prompts
+from omni.protocols import Events, Model, Sandbox
+from omni.results import ToolResult
+
+TEMPERATURE = 0.8
+
+
+@dataclass
+class Check:
+    """What a candidate must pass: test ids and the goal's examples (expression, expected)."""
+
+    tests: list[str]
+    examples: list[dict]
+
+    def describe(self) -> str:
+        parts = [f"- the test {t} passes" for t in self.tests[:5]]
+        parts += [f"- {e['expression']} == {e['expected']}" for e in self.examples[:5]]
+        return "\n".join(parts)
+
+
+class VerifiedRepair:
+    def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter: UsageMeter,
+                 check: Callable[[], Check], samples: int):
+        self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
+        self.check, self.samples = check, samples
+        self.conversation: Conversation | None = None  # the run's: candidates extend its cached prefix
+
+    def propose_fixes(self, path: str, symbol: str, note: str = "") -> ToolResult:
+        check = self.check()
+        if self.samples < 2:
+            return ToolResult.fail("tool_error", "propose_fixes is off for this run (--samples 1); edit the code.")
+        if not check.tests and not check.examples:
+            return ToolResult.fail("tool_error", "there is no check to try fixes against: no test fails and the "
+                                   "goal gives no example. Fix the code with an edit, or write a failing test first.")
+        found = self.sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60)
+        if not found.success:
+            return found
+        source = details("read_symbol", found).sources[0]
+        prompt = self.prompts.render("propose", symbol=symbol, path=path, check=check.describe(), note=note,
+                                     source=source)
+        messages = self.conversation.messages(prompt) if self.conversation else [{"role": "user", "content": prompt}]
+        replies, how = self.model.samples(messages, self.samples, TEMPERATURE)
+        for reply in replies:
+            self.meter.count(reply.usage, "candidates")
+        codes = [code_of(r.text) for r in replies]
+        return self._try(path, symbol, codes, check, how)
+
+    def _try(self, path: str, symbol: str, codes: list[str], check: Check, how: str) -> ToolResult:
+        usable = [c for c in codes if c]
+        outcomes = []
+        if usable:
+            tried = self.sandbox.run_tool("try_fixes", {"path": path, "symbol": symbol, "candidates": usable,
+                                                        "tests": check.tests, "examples": check.examples}, 900)
+            if not tried.success:
+                return tried
+            outcomes = list(details("try_fixes", tried).outcomes)
+        rows, votes = [], {}
+        for n, code in enumerate(codes, 1):
+            outcome = outcomes.pop(0) if code else None
+            if outcome is not None:
+                votes[outcome.shape] = votes.get(outcome.shape, 0) + 1
+            rows.append((n, code, outcome))
+        for n, code, outcome in rows:
+            self.events.emit("candidate", id=n, target=f"{path}:{symbol}", asked=how,
+                             parsed=bool(code), applied=bool(outcome and outcome.applied),
+                             passes=bool(outcome and outcome.passes), failing=outcome.failing if outcome else [],
+                             diff_lines=outcome.diff_lines if outcome else 0,
+                             votes=votes.get(outcome.shape, 0) if outcome else 0,
+                             error=(outcome.error if outcome else "no code block in the reply"), code=code)
+        ranked = sorted((r for r in rows if r[2] and r[2].applied),
+                        key=lambda r: (not r[2].passes, len(r[2].failing), -votes[r[2].shape], r[2].diff_lines))
+        return self._decide(path, symbol, ranked, votes, len(codes))
+
+    def _decide(self, path: str, symbol: str, ranked: list, votes: dict, asked: int) -> ToolResult:
+        if not ranked:
+            return ToolResult.fail("edit_failed", f"none of the {asked} candidate rewrites of {symbol} could be "
+                                   "applied (no code, or a syntax error). Edit the code yourself.")
+        n, code, outcome = ranked[0]
+        said = f"{asked} candidate rewrites of {symbol} tried in a scratch copy"
+        if not outcome.passes:
+            what = ", ".join(outcome.failing[:3]) or "the goal's examples do not hold"
+            return ToolResult.fail("tests_failed", f"{said}; none passes the check. The best (candidate {n}) still "
+                                   f"fails: {what}. Its code:\n```python\n{code}\n```\nWork out from the "
+                                   "failure what it must do differently, and edit the code.")
+        applied = self.sandbox.run_tool("replace_symbol", {"path": path, "symbol": symbol, "new_source": code}, 120)
+        if not applied.success:
+            return applied
+        return ToolResult.ok(f"{said}; candidate {n} passes the check ({votes[outcome.shape]} of {asked} wrote "
+                             f"it) and is applied.\n{applied.output}", details=applied.details)

@@ -1,0 +1,112 @@
+"""Verified repair with the scripted model and a real sandbox: candidates are sampled, tried in a scratch
+copy against the run's check, and the one that passes is applied; bad candidates and servers that do
+not honour n are recorded, and none of them stops the run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import CALC, make_repo, run_omni
+
+from omni.box.sandbox import DockerSandbox, SandboxConfig
+from omni.box.workspace import Workspace, find_repo
+
+pytestmark = pytest.mark.docker
+
+PLAN = {"text": "1. Fix add in calc.py\n2. Finish"}
+FINISH = {"tool": "finish", "args": {"summary": "add() adds"}}
+PROPOSE = {"tool": "propose_fixes", "args": {"path": "calc.py", "symbol": "add", "note": "it subtracts"}}
+WRONG_1 = "```python\ndef add(a, b):\n    return a + b + 1\n```"
+WRONG_2 = "```python\ndef add(a, b):\n    return b - a\n```"
+RIGHT = "```python\ndef add(a, b):\n    return a + b\n```"
+
+
+def candidates(run) -> list[dict]:
+    return [e for e in run.events() if e["kind"] == "candidate"]
+
+
+def test_the_third_candidate_passes_and_is_the_one_applied(calc_repo, fake, docker_engine):
+    fake.add(PLAN, PROPOSE, {"choices": [WRONG_1, WRONG_2, RIGHT]}, FINISH)
+    run = run_omni(calc_repo, "--samples", "3", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    seen = candidates(run)
+    assert [(c["id"], c["passes"], c["votes"]) for c in seen] == [(1, False, 1), (2, False, 1), (3, True, 1)]
+    assert seen[0]["failing"] == ["test_calc.py::test_add"] and seen[0]["asked"] == "n"
+    sampled = fake.requests[2]
+    assert sampled["n"] == 3 and sampled["temperature"] == 0.8
+    # the run's cached prefix, extended: the system prompt, then the goal message with the briefing
+    assert sampled["messages"][0] == fake.requests[1]["messages"][0]
+    shared = os.path.commonprefix([sampled["messages"][1]["content"], fake.requests[1]["messages"][1]["content"]])
+    assert "Code the goal names" in shared and "To run only these" in shared
+    observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
+    assert observation["success"] and "candidate 3 passes the check" in observation["output"]
+    assert "+    return a + b" in (run.run_dir / "diff.patch").read_text()
+    assert (calc_repo / "calc.py").read_text() == CALC["calc.py"]  # the user's tree: untouched until apply
+    applied = subprocess.run([sys.executable, "-m", "omni.cli", "apply", run.summary()["run_id"]], cwd=calc_repo,
+                             capture_output=True, text=True)
+    assert applied.returncode == 0 and "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_a_server_that_ignores_n_gets_the_rest_one_by_one(calc_repo, fake, docker_engine):
+    fake.add(PLAN, PROPOSE, {"choices": [WRONG_1]}, {"text": "I think add is fine."}, {"text": RIGHT}, FINISH)
+    run = run_omni(calc_repo, "--yes", "--samples", "3", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    seen = candidates(run)
+    assert [c["asked"] for c in seen] == ["sequential"] * 3
+    assert [c["parsed"] for c in seen] == [True, False, True]  # a reply without code is recorded, not tried
+    assert seen[1]["error"] == "no code block in the reply" and seen[2]["passes"]
+    assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_a_one_slot_server_refusing_n_and_no_passing_candidate_leave_the_run_going(calc_repo, fake,
+                                                                                   docker_engine):
+    refused = {"status": 400, "error": "Value must be between 1 <= value <= 1"}
+    fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+    fake.add(PLAN, PROPOSE, refused, {"text": WRONG_1}, {"text": WRONG_2}, fix, FINISH)
+    run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
+    assert not observation["success"] and "none passes the check" in observation["error"]
+    assert "return a + b + 1" in observation["error"]  # the best candidate, and what it did to the check
+    assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_a_refused_rewrite_brings_the_next_rung(calc_repo, fake, docker_engine):
+    broken = {"tool": "replace_symbol", "args": {"path": "calc.py", "symbol": "add",
+                                                 "new_source": "def add(a, b):\n    return a +\n"}}
+    fake.add(PLAN, broken, {"choices": [WRONG_1, RIGHT]}, FINISH)
+    run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "replace_symbol")
+    assert observation["success"] and "Your rewrite was refused" in observation["output"]
+    assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_samples_1_turns_it_off(calc_repo, fake, docker_engine):
+    fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+    fake.add(PLAN, fix, FINISH)
+    run = run_omni(calc_repo, "--yes", "--samples", "1", "make add() return the sum", fake=fake)
+    assert run.code == 0
+    assert "propose_fixes" not in [t["function"]["name"] for t in fake.requests[1]["tools"]]
+
+
+def test_a_candidate_that_hangs_its_check_is_cut_and_the_others_still_tried(tmp_path, docker_engine):
+    repo = make_repo(tmp_path / "repo", CALC)
+    workspace = Workspace(find_repo(repo), "hang-test")
+    workspace.create()
+    box = DockerSandbox("hang-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
+    try:
+        hang = "def add(a, b):\n    while True:\n        pass\n"
+        tried = box.run_tool("try_fixes", {"path": "calc.py", "symbol": "add", "candidates": [hang, RIGHT[10:-4]],
+                                           "tests": ["test_calc.py::test_add"], "timeout": 5}, 60)
+        assert tried.success, tried.error
+        first, second = tried.details["outcomes"]
+        assert not first["passes"] and first["failing"] == ["(the tests timed out)"]
+        assert second["passes"]
+        assert (workspace.path / "calc.py").read_text() == CALC["calc.py"]  # only a scratch copy was changed
+    finally:
+        box.close()
+        workspace.remove()

@@ -1,0 +1,99 @@
+"""try_fixes: put candidate rewrites of one definition through the edit gate and the run's check, each in a
+scratch copy of the workspace (never the workspace itself). One call for all candidates: trying one costs
+a test run, not a model call."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import shutil
+import tempfile
+from pathlib import Path
+
+import checks
+import python_tools
+from context import Context, result
+from workspace import ToolError, read_text, resolve
+
+SCRATCH_SKIP = shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache", ".mypy_cache", "node_modules")
+
+
+def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests: list[str] | None = None,
+              examples: list[dict] | None = None, timeout: int = 300) -> dict:
+    file = resolve(ctx.root, path)
+    if not candidates:
+        raise ToolError("no candidates to try")
+    if not tests and not examples:
+        raise ToolError("no check to try the candidates against: give failing tests or examples")
+    original = read_text(file, path)
+    with tempfile.TemporaryDirectory(prefix="omni-scratch-") as tmp:
+        scratch = Path(tmp) / "workspace"
+        try:
+            shutil.copytree(ctx.root, scratch, symlinks=True, ignore=SCRATCH_SKIP)
+        except (OSError, shutil.Error) as exc:
+            raise ToolError(f"could not make a scratch copy of the workspace: {exc}") from exc
+        box = Context(root=scratch, cancelled=ctx.cancelled, project_python=ctx.project_python,
+                      test_command=ctx.test_command, base_rev=ctx.base_rev)
+        outcomes = [_try(box, path, symbol, code, tests or [], examples or [], timeout, original)
+                    for code in candidates]
+    passing = sum(o["passes"] for o in outcomes)
+    lines = [f"candidate {n + 1}: {_said(o)}" for n, o in enumerate(outcomes)]
+    return result(True, f"{passing} of {len(outcomes)} candidate(s) pass the check\n" + "\n".join(lines),
+                  outcomes=outcomes)
+
+
+def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], examples: list[dict],
+         timeout: int, original: str) -> dict:
+    target = box.root / path
+    outcome = {"applied": False, "error": "", "passes": False, "failing": [], "tests_ran": False,
+               "examples_hold": None, "diff_lines": 0, "shape": _shape(code)}
+    try:
+        edit = python_tools.replace_symbol(box, path, symbol, code)
+    except ToolError as exc:
+        edit = result(False, error=str(exc), failure="edit_failed")
+    if not edit["success"]:
+        outcome["error"] = edit["error"].splitlines()[0][:300] if edit["error"] else "the edit was refused"
+        return outcome
+    outcome["applied"] = True
+    outcome["diff_lines"] = _changed_lines(original, read_text(target, path))
+    try:
+        if tests:
+            ran = checks.run_tests(box, tests, timeout)
+            counts = ran["details"].get("summary")
+            outcome["tests_ran"] = counts is not None
+            outcome["failing"] = ran["details"].get("failing", []) if counts else ["(the tests did not run)"]
+            if ran.get("failure") == "timeout":
+                outcome["failing"] = ["(the tests timed out)"]
+        if examples:
+            held = checks.check_examples(box, examples, timeout=min(timeout, 60))
+            results = held["details"].get("results") if held["success"] else None
+            outcome["examples_hold"] = bool(results) and all(r["holds"] for r in results)
+        outcome["passes"] = (not tests or (outcome["tests_ran"] and not outcome["failing"])) and \
+            (not examples or outcome["examples_hold"] is True)
+    finally:
+        target.write_text(original, encoding="utf-8", errors="surrogateescape")  # the next candidate starts clean
+    return outcome
+
+
+def _shape(code: str) -> str:
+    """The candidate's code with formatting and comments left out: equal shapes are the same fix."""
+    try:
+        return ast.dump(ast.parse(code.strip()))
+    except SyntaxError:
+        return code.strip()
+
+
+def _changed_lines(before: str, after: str) -> int:
+    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+    return sum(1 for line in diff if line[:1] in "+-" and not line.startswith(("+++", "---")))
+
+
+def _said(outcome: dict) -> str:
+    if not outcome["applied"]:
+        return f"refused: {outcome['error']}"
+    parts = ["passes" if outcome["passes"] else "fails"]
+    if outcome["failing"]:
+        parts.append("failing: " + ", ".join(outcome["failing"][:3]))
+    if outcome["examples_hold"] is not None:
+        parts.append("examples hold" if outcome["examples_hold"] else "examples do not hold")
+    return "; ".join(parts) + f" ({outcome['diff_lines']} line(s) changed)"
