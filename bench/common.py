@@ -59,3 +59,17 @@ def docker_sandbox(repo: Path, run_id: str, project_env: bool = False):
     finally:
         box.close()
         workspace.remove()
+
+
+@contextmanager
+def tiny_sandbox(run_id: str):
+    """A sandbox over a one-file repo in a temp folder: for measuring the tool channel itself."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp) / "repo"
+        repo.mkdir()
+        (repo / "a.py").write_text("x = 1\n")
+        git_repo(repo)
+        with docker_sandbox(repo, run_id) as box:
+            yield box

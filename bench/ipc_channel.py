@@ -11,10 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 import struct
-import tempfile
-from pathlib import Path
 
-from common import docker_sandbox, git_repo, report, timed
+from common import report, timed, tiny_sandbox
 
 ECHO = ("import sys, json\n"
         "for line in sys.stdin:\n"
@@ -60,21 +58,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=500)
     opts = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        repo = Path(tmp) / "repo"
-        repo.mkdir()
-        (repo / "a.py").write_text("x = 1\n")
-        git_repo(repo)
-        with docker_sandbox(repo, "bench-ipc") as box:
-            stream = AttachedStream(box.client.api, box.container.id)
-            try:
-                for _ in range(20):  # warm up both
-                    box.run_tool("__ping__", {}, 10)
-                    assert stream.call("__ping__", {})["success"]
-                ours = timed(lambda: box.run_tool("__ping__", {}, 10), opts.calls)
-                other = timed(lambda: stream.call("__ping__", {}), opts.calls)
-            finally:
-                stream.close()
+    with tiny_sandbox("bench-ipc") as box:
+        stream = AttachedStream(box.client.api, box.container.id)
+        try:
+            for _ in range(20):  # warm up both
+                box.run_tool("__ping__", {}, 10)
+                assert stream.call("__ping__", {})["success"]
+            ours = timed(lambda: box.run_tool("__ping__", {}, 10), opts.calls)
+            other = timed(lambda: stream.call("__ping__", {}), opts.calls)
+        finally:
+            stream.close()
     report("Per-call round trip, no-op request, warm container", "unix socket (0700 folder + secret)", ours,
            "attached docker exec -i stream (echo only)", other)
 

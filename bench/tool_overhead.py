@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import docker_sandbox, git_repo, ms, report, timed
+from common import git_repo, ms, report, timed, tiny_sandbox
 
 
 def startup(image: str, runs: int) -> tuple[list[float], list[float]]:
@@ -49,21 +49,16 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--starts", type=int, default=5)
     opts = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        repo = Path(tmp) / "repo"
-        repo.mkdir()
-        (repo / "a.py").write_text("x = 1\n")
-        git_repo(repo)
-        with docker_sandbox(repo, "bench-overhead") as box:
-            cid = box.container.id
-            for _ in range(10):  # warm up both paths
-                box.run_tool("__ping__", {}, 10)
-                subprocess.run(["docker", "exec", cid, "true"], check=True)
-            ours = timed(lambda: box.run_tool("__ping__", {}, 10), opts.calls)
-            base = timed(lambda: subprocess.run(["docker", "exec", cid, "true"], check=True), opts.calls)
-            report("Per-call overhead, no-op tool, warm container", "omni tool server (unix socket)", ours,
-                   "docker exec CONTAINER true", base, "<= 15 ms")
-            image = box.container.image.tags[0] if box.container.image.tags else box.container.image.id
+    with tiny_sandbox("bench-overhead") as box:
+        cid = box.container.id
+        for _ in range(10):  # warm up both paths
+            box.run_tool("__ping__", {}, 10)
+            subprocess.run(["docker", "exec", cid, "true"], check=True)
+        ours = timed(lambda: box.run_tool("__ping__", {}, 10), opts.calls)
+        base = timed(lambda: subprocess.run(["docker", "exec", cid, "true"], check=True), opts.calls)
+        report("Per-call overhead, no-op tool, warm container", "omni tool server (unix socket)", ours,
+               "docker exec CONTAINER true", base, "<= 15 ms")
+        image = box.container.image.tags[0] if box.container.image.tags else box.container.image.id
     ours, base = startup(image, opts.starts)
     report("Start to first model request (warm image)", "omni (worktree + sandbox + first request)", ours,
            "docker run --rm IMAGE true", base, "<= 2 s")

@@ -3,6 +3,7 @@ the omni CLI as a subprocess, and a real Docker engine (skipped only where none 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -40,6 +41,28 @@ CALC = {
     "test_calc.py": "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\n"
                     "def test_mul():\n    assert mul(2, 3) == 6\n",
 }
+
+
+@contextlib.contextmanager
+def own_sandbox(tmp_path, name: str, files: dict[str, str], config: dict | None = None, prepare=None, **options):
+    """A Docker sandbox over a worktree of a repo of its own (box.workspace; box.repo is the repo);
+    prepare(repo), if given, runs before the worktree and the sandbox are made."""
+    from omni.box.sandbox import DockerSandbox, SandboxConfig
+    from omni.box.workspace import Workspace, find_repo
+
+    repo = make_repo(tmp_path / name, files)
+    if prepare:
+        prepare(repo)
+    workspace = Workspace(find_repo(repo), f"{name}-test")
+    workspace.create()
+    box = DockerSandbox(f"{name}-test", workspace.path, repo / ".git",
+                        SandboxConfig(project_env=False, **(config or {})), **options)
+    box.repo = repo
+    try:
+        yield box
+    finally:
+        box.close()
+        workspace.remove()
 
 
 @pytest.fixture

@@ -13,9 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import CALC, clean_env, git, make_repo, run_omni
+from conftest import CALC, clean_env, git, make_repo, own_sandbox, run_omni
 
-from omni.box.sandbox import DockerSandbox, SandboxConfig
 from omni.box.workspace import Workspace, find_repo
 
 pytestmark = pytest.mark.docker
@@ -88,25 +87,19 @@ def test_a_snapshot_that_git_refuses_ends_the_run_cleanly(tmp_path, fake, docker
 
 
 def test_the_container_sees_no_git_credentials_but_can_read_history(tmp_path, docker_engine):
-    repo = make_repo(tmp_path / "repo", CALC)
-    git(repo, "remote", "add", "origin", "https://someone:s3cret-token@example.com/x.git")
-    git(repo, "config", "credential.helper", "store --file /root/s3cret-helper")
-    (repo / ".git" / "FETCH_HEAD").write_text("abc\t\tbranch 'main' of https://someone:s3cret-token@example.com\n")
-    workspace = Workspace(find_repo(repo), "creds-test")
-    workspace.create()
-    box = DockerSandbox("creds-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
-    try:
-        gitdir = repo / ".git"
+    def with_credentials(repo):
+        git(repo, "remote", "add", "origin", "https://someone:s3cret-token@example.com/x.git")
+        git(repo, "config", "credential.helper", "store --file /root/s3cret-helper")
+        (repo / ".git" / "FETCH_HEAD").write_text("abc\t\tbranch 'main' of https://someone:s3cret-token@example.com\n")
+
+    with own_sandbox(tmp_path, "creds", CALC, prepare=with_credentials) as box:
+        gitdir = box.repo / ".git"
         seen = box.run_tool("shell", {"command": f"git remote -v; git config --list; cat {gitdir}/config; "
                                                  f"cat {gitdir}/FETCH_HEAD; ls -a {gitdir}", "timeout": 30}, 40)
         assert "s3cret" not in seen.output + seen.error
         log = box.run_tool("shell", {"command": "git log --oneline | tail -1", "timeout": 30}, 40)
         assert log.success and "initial" in log.output
-        status = box.run_tool("git_status", {}, 30)
-        assert status.success
-    finally:
-        box.close()
-        workspace.remove()
+        assert box.run_tool("git_status", {}, 30).success
 
 
 # ---- 2. what the model writes cannot steer later runs ----------------------------------------------
@@ -208,24 +201,16 @@ def try_the_socket(path: Path, uid: int | None = None) -> str:
 
 @pytest.mark.skipif(os.getuid() != 0, reason="switching to another uid needs root")
 def test_another_local_user_cannot_reach_the_tool_server(tmp_path, docker_engine):
-    repo = make_repo(tmp_path / "repo", CALC)
-    workspace = Workspace(find_repo(repo), "socket-test")
-    workspace.create()
-    box = DockerSandbox("socket-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
-    try:
+    with own_sandbox(tmp_path, "socket", CALC) as box:
         sock = box.run_dir.ipc / "tools.sock"
         assert box.run_dir.path.stat().st_mode & 0o777 == 0o700
         assert box.run_dir.ipc.stat().st_mode & 0o777 == 0o700 and sock.stat().st_mode & 0o777 == 0o600
         assert box.owner[0] not in (0, 1000)  # a uid of its own, not a host account's
-
         assert try_the_socket(sock, uid=65534) == "refused: PermissionError"  # as user nobody
         # Even a process that can open the socket gets nothing without the run's secret.
         assert "does not carry this run's secret" in try_the_socket(sock)
-        assert not (workspace.path / "injected.txt").exists()
+        assert not (box.workspace / "injected.txt").exists()
         assert "OMNI_TOOL_TOKEN" not in box.run_tool("shell", {"command": "env", "timeout": 10}, 20).output
-    finally:
-        box.close()
-        workspace.remove()
 
 
 # ---- 4. smaller ones ------------------------------------------------------------------------------
@@ -246,18 +231,10 @@ def test_a_disk_filler_stops_the_run_and_nothing_reaches_git(tmp_path, fake, doc
 
 
 def test_one_huge_file_is_cut_at_the_limit(tmp_path, docker_engine):
-    repo = make_repo(tmp_path / "repo", CALC)
-    workspace = Workspace(find_repo(repo), "fsize-test")
-    workspace.create()
-    box = DockerSandbox("fsize-test", workspace.path, repo / ".git",
-                        SandboxConfig(project_env=False, workspace_limit_mb=10))
-    try:
+    with own_sandbox(tmp_path, "fsize", CALC, config={"workspace_limit_mb": 10}) as box:
         done = box.run_tool("shell", {"command": "head -c 50000000 /dev/zero > big", "timeout": 30}, 40)
         assert done.failure == "workspace_full" and "size limit" in done.error
-        assert (workspace.path / "big").stat().st_size <= 10 * 2**20
-    finally:
-        box.close()
-        workspace.remove()
+        assert (box.workspace / "big").stat().st_size <= 10 * 2**20
 
 
 def test_after_kill_9_the_next_start_cleans_up(tmp_path, fake, docker_engine):

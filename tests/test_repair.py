@@ -9,10 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import CALC, make_repo, run_omni
+from conftest import CALC, own_sandbox, run_omni
 
-from omni.box.sandbox import DockerSandbox, SandboxConfig
-from omni.box.workspace import Workspace, find_repo
 
 pytestmark = pytest.mark.docker
 
@@ -94,11 +92,7 @@ def test_samples_1_turns_it_off(calc_repo, fake, docker_engine):
 
 
 def test_a_candidate_that_hangs_its_check_is_cut_and_the_others_still_tried(tmp_path, docker_engine):
-    repo = make_repo(tmp_path / "repo", CALC)
-    workspace = Workspace(find_repo(repo), "hang-test")
-    workspace.create()
-    box = DockerSandbox("hang-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
-    try:
+    with own_sandbox(tmp_path, "hang", CALC) as box:
         hang = "def add(a, b):\n    while True:\n        pass\n"
         tried = box.run_tool("try_fixes", {"path": "calc.py", "symbol": "add", "candidates": [hang, RIGHT[10:-4]],
                                            "tests": ["test_calc.py::test_add"], "timeout": 5}, 60)
@@ -106,7 +100,4 @@ def test_a_candidate_that_hangs_its_check_is_cut_and_the_others_still_tried(tmp_
         first, second = tried.details["outcomes"]
         assert not first["passes"] and first["failing"] == ["(the tests timed out)"]
         assert second["passes"]
-        assert (workspace.path / "calc.py").read_text() == CALC["calc.py"]  # only a scratch copy was changed
-    finally:
-        box.close()
-        workspace.remove()
+        assert (box.workspace / "calc.py").read_text() == CALC["calc.py"]  # only a scratch copy was changed

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 
 import pytest
-from conftest import make_repo
+from conftest import make_repo, own_sandbox
 
 from omni.results import Action
 from omni.box.sandbox import DockerSandbox, SandboxConfig
@@ -13,20 +12,6 @@ from omni.box.toolbox import Toolbox
 from omni.box.workspace import Workspace, find_repo
 
 pytestmark = pytest.mark.docker
-
-
-@contextlib.contextmanager
-def own_sandbox(tmp_path, name: str, files: dict[str, str], **options):
-    """A Docker sandbox over a repo of its own, for tests whose project config would disturb the shared one."""
-    repo = make_repo(tmp_path / name, files)
-    workspace = Workspace(find_repo(repo), f"{name}-test")
-    workspace.create()
-    box = DockerSandbox(f"{name}-test", workspace.path, repo / ".git", SandboxConfig(project_env=False), **options)
-    try:
-        yield box
-    finally:
-        box.close()
-        workspace.remove()
 
 
 SHAPES = '''"""Shapes."""
@@ -576,3 +561,14 @@ def test_an_edit_keeps_every_byte_it_does_not_change(tmp_path):
         # A file name that is not UTF-8 comes back as a result, not an unreadable reply.
         listed = call(box, "outline", path=".")
         assert listed.success and "caf\\xe9.py" in listed.output and "def g" in listed.output
+
+
+def test_a_failing_test_in_a_class_has_the_id_pytest_takes(tmp_path):
+    words = ("import unittest\n\n\nclass WordTests(unittest.TestCase):\n"
+             "    def test_upper(self):\n        self.assertEqual('a'.upper(), 'a')\n")
+    files = {"tests/__init__.py": "", "tests/test_words.py": words}
+    with own_sandbox(tmp_path, "classid", files) as box:
+        ran = call(box, "run_tests")
+        assert ran.details["failing"] == ["tests/test_words.py::WordTests::test_upper"]
+        again = call(box, "run_tests", selection=ran.details["failing"])  # the id runs that one test
+        assert again.details["summary"]["failed"] == 1 and "does not exist" not in again.output

@@ -106,7 +106,18 @@ def lint(ctx: Context, paths: list[str] | None = None) -> dict:
                   **known)
 
 
-def _junit_summary(path: str) -> dict | None:
+def _test_id(root, classname: str, name: str) -> str:
+    """pytest's id of a junit test case: the longest dotted prefix of classname that is a file under root
+    is the module, the rest its classes (tests.test_idna.IDNATests -> tests/test_idna.py::IDNATests)."""
+    parts = classname.split(".") if classname else []
+    for cut in range(len(parts), 0, -1):
+        module = "/".join(parts[:cut]) + ".py"
+        if (root / module).is_file():
+            return "::".join([module, *parts[cut:], name])
+    return "::".join(filter(None, [classname.replace(".", "/") + ".py" if classname else "", name]))
+
+
+def _junit_summary(path: str, workspace) -> dict | None:
     try:
         root = ET.parse(path).getroot()
     except (ET.ParseError, OSError):
@@ -114,8 +125,7 @@ def _junit_summary(path: str) -> dict | None:
     counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
     failing = []
     for case in root.iter("testcase"):
-        test_id = "::".join(filter(None, [case.get("classname", "").replace(".", "/") + ".py"
-                                          if case.get("classname") else "", case.get("name", "")]))
+        test_id = _test_id(workspace, case.get("classname", ""), case.get("name", ""))
         outcome = "passed"
         for child in case:
             if child.tag in ("failure", "error"):
@@ -186,7 +196,7 @@ def _pytest(ctx: Context, selection: list[str], timeout: int) -> dict:
         if done.timed_out:
             return result(False, done.output[-4000:], error=f"tests did not finish within {timeout}s; "
                           "run a smaller selection", failure="timeout", duration_s=done.duration_s)
-        summary = _junit_summary(junit)
+        summary = _junit_summary(junit, ctx.root)
     finally:
         os.unlink(junit)
     if summary is None or done.exit_code in (3, 4):
