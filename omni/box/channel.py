@@ -90,9 +90,8 @@ def remove_stale_run_dirs() -> list[str]:
     removed = []
     for folder in Path(tempfile.gettempdir()).glob("omni-*"):
         name = folder.name
-        if name.startswith("omni-ipc-"):
-            owner = None  # written before run folders carried a pid: their runs are long gone if stale
-            stale = time.time() - folder.stat().st_mtime > 24 * 3600 or not any(folder.iterdir())
+        if name.startswith("omni-ipc-"):  # made before run folders carried a pid: stale after a day
+            stale = time.time() - folder.stat().st_mtime > 24 * 3600
         elif name.startswith(RUN_DIR_PREFIX):
             owner = name[len(RUN_DIR_PREFIX):].split("-", 1)[0]
             stale = not (owner.isdigit() and pid_alive(int(owner)))
