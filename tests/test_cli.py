@@ -48,6 +48,13 @@ def test_bad_limits(calc_repo, fake):
     assert run.code == 2 and "--max-steps must be at least 1" in run.stderr
     run = run_omni(calc_repo, "--max-tokens", "0", "fix", fake=fake)
     assert run.code == 2 and "--max-tokens must be at least 1" in run.stderr
+    for flag, value, said in (("--samples", "0", "--samples must be at least 1"),
+                              ("--samples", "17", "--samples must be at most 16"),
+                              ("--max-workspace-mb", "0", "--max-workspace-mb must be at least 1"),
+                              ("--samples", "many", "invalid int value")):
+        run = run_omni(calc_repo, flag, value, "fix", fake=fake)
+        assert run.code == 2 and said in run.stderr, (flag, value, run.stderr)
+    assert not (calc_repo / ".omni").exists()  # refused before anything was written
 
 
 def test_unreachable_base_url_exits_1_and_keeps_the_record(calc_repo):

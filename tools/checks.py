@@ -80,7 +80,7 @@ def lint(ctx: Context, paths: list[str] | None = None) -> dict:
         return result(True, f"ruff: no problems in {len(targets)} file(s)", problems=0, findings=[],
                       new_findings=[])
     before = _before(ctx, targets)
-    lines, fresh, listed = [], [], []
+    lines, listed = [], []
     for item in findings:
         key = (item["rel"], item.get("code"), item["message"])
         old = before is not None and before[key] > 0
@@ -89,12 +89,11 @@ def lint(ctx: Context, paths: list[str] | None = None) -> dict:
         fix = " (fixable)" if item.get("fix") else ""
         line = (f"{item['rel']}:{item['location']['row']}:{item['location']['column']}: "
                 f"{item.get('code') or 'syntax'} {item['message']}{fix}")
-        if not old:
-            fresh.append(f"{item['rel']}: {item.get('code') or 'syntax'} {item['message']}")
         listed.append({"path": item["rel"], "code": item.get("code") or "syntax", "message": item["message"],
                        "new": None if before is None else not old})
         lines.append(line + (" [there before this run]" if old else " [new]" if before is not None else ""))
     # The finish gate reads new_findings: one judgment of "new", the same one the model was shown.
+    fresh = [f"{f['path']}: {f['code']} {f['message']}" for f in listed if f["new"]]
     known = {"findings": listed, **({"new_findings": fresh} if before is not None else {})}
     new = len(fresh)
     if before is not None and new == 0:  # nothing the model did: not a failure it should chase

@@ -1,5 +1,6 @@
-"""Where tools run. DockerSandbox: a hardened container over the run's worktree, with a tool server
-inside reached through a Unix socket. LocalSandbox: the same tool server on the host (opt-in)."""
+"""Where tools run: DockerSandbox, a hardened container over the run's worktree, with a tool server inside
+reached through the channel in omni/box/channel.py. (LocalSandbox, the opt-in without a container, is in
+omni/box/local.py.)"""
 
 from __future__ import annotations
 

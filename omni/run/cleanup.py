@@ -5,13 +5,12 @@ their private run folders, their worktrees, and records without a summary, which
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 from pathlib import Path
 
 from omni.box import hostgit
-from omni.box.channel import remove_stale_run_dirs
+from omni.box.channel import pid_alive, remove_stale_run_dirs
 from omni.box.workspace import OMNI_DIR
 from omni.run.record import OWNER, RunRecord
 
@@ -23,15 +22,7 @@ def owner_alive(folder: Path) -> bool:
         pid, host = int(owner["pid"]), owner["host"]
     except (OSError, ValueError, KeyError, TypeError):
         return True
-    if host != socket.gethostname():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return True
+    return host != socket.gethostname() or pid_alive(pid)
 
 
 def close_abandoned(runs: Path) -> list[str]:
