@@ -14,9 +14,18 @@ class UsageError(OmniError):
 
 
 class ModelError(OmniError):
-    """The model endpoint failed in a way retrying will not fix (bad key, unknown model, unreachable)."""
+    """The model endpoint failed in a way retrying will not fix (bad key, unknown model)."""
 
     exit_code = 1
+    status = "model_error"
+
+
+class EndpointUnreachable(ModelError):
+    """Nothing answers at the base URL (connection refused, an unknown host) and nothing ever has in
+    this run: a configuration problem, so no retries and exit 2."""
+
+    exit_code = 2
+    status = "unreachable"
 
 
 class ContextLengthExceeded(OmniError):
@@ -25,6 +34,7 @@ class ContextLengthExceeded(OmniError):
 
 class SandboxError(OmniError):
     exit_code = 1
+    status = "sandbox_error"
 
 
 class StopRun(Exception):
@@ -42,6 +52,7 @@ EXIT_CODES = {
     "failed": 1,
     "format_errors": 1,
     "model_error": 1,
+    "unreachable": 2,
     "sandbox_error": 1,
     "flagged": 1,
     "limit_steps": 3,
@@ -54,3 +65,8 @@ EXIT_CODES = {
 class ForceQuit(BaseException):
     """A second Ctrl-C within two seconds: leave now (the record is still saved, the sandbox removed).
     A BaseException, so no `except Exception` on the way up can swallow it."""
+
+
+class OutputClosed(ForceQuit):
+    """stdout was closed under --json (its reader, say `head -1`, has left): the run ends as if stopped,
+    its record saved and its worktree removed."""

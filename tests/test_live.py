@@ -52,6 +52,33 @@ def test_one_ctrl_c_pauses_and_guidance_reaches_the_next_request(calc_repo, fake
     assert "Message from the user: check calc.py first" in step_after[-1]["content"]
     interrupted = [m for m in step_after if m["role"] == "tool"][-1]["content"]
     assert "interrupted by the user" in interrupted  # no context lost: the cut step is in the history
+    record = next((calc_repo / ".omni" / "runs").iterdir()) / "events.jsonl"
+    cut = next(json.loads(line) for line in record.read_text().splitlines()
+               if '"observation"' in line and "interrupted by the user" in line)
+    assert cut["duration_s"] >= 0.5  # the time the step really ran, not 0.00s
+
+
+def test_the_pause_prompt_edits_with_arrow_keys_and_keeps_a_history(calc_repo, fake, tmp_path):
+    fake.add(PLAN, {"tool": "shell", "args": {"command": "sleep 60", "timeout": 120}},
+             {"tool": "read_file", "args": {"path": "calc.py"}}, FINISH, FINISH)
+    env = clean_env(COLUMNS="160", LINES="50", TERM="xterm", XDG_DATA_HOME=str(tmp_path / "data"))
+    child = pexpect.spawn(sys.executable, ["-m", "omni.cli", "--no-review", "--base-url", fake.base_url, "--model",
+                                           "m", "--tool-mode", "native", "--sandbox", "local", "look"],
+                          cwd=str(calc_repo), env=env, encoding="utf-8", timeout=60, dimensions=(50, 160))
+    child.expect("sleep 60")
+    time.sleep(1.0)
+    child.sendintr()
+    child.expect("omni paused>")
+    child.send("check wrld")
+    child.send("\x1b[D" * 3)  # three times left: the cursor goes back into the word, no ^[[D is typed
+    child.send("o\r")
+    child.expect("read_file")
+    child.expect(pexpect.EOF, timeout=60)
+    child.close()
+    assert child.exitstatus == 0
+    assert "Message from the user: check world" in fake.requests[2]["messages"][-1]["content"]
+    history = (tmp_path / "data" / "omni" / "history" / "pause").read_text()
+    assert "+check world" in history  # prompt_toolkit's history file: the next pause can recall it
 
 
 def test_ask_user_shows_the_question_and_the_answer_reaches_the_model(calc_repo, fake):
@@ -130,6 +157,8 @@ def test_json_stream_validates_and_matches_the_record(calc_repo, fake):
     assert streamed and all(problems(e) == [] for e in streamed), [problems(e) for e in streamed]
     recorded = run.events()
     assert streamed == recorded  # the same event objects, stdout and events.jsonl
+    assert [e["seq"] for e in recorded] == list(range(1, len(recorded) + 1))  # no gaps
+    assert all(e["type"] == e["kind"] for e in recorded)
     assert streamed[-1]["kind"] == "summary" and "Run " in run.stderr  # human output went to stderr
     assert {"question", "answer", "observation", "usage"} <= {e["kind"] for e in streamed}
 
@@ -234,3 +263,30 @@ def test_sigterm_saves_the_record_and_removes_the_sandbox(calc_repo, fake, docke
     assert summary["status"] == "interrupted" and summary["steps"] == 1
     left = docker_engine.containers.list(all=True, filters={"label": f"org.omni.run={summary['run_id']}"})
     assert left == []
+
+
+def test_a_closed_stdout_under_json_ends_the_run_cleanly(calc_repo, fake):
+    reads = [{"tool": "read_file", "args": {"path": "calc.py"}}] * 8
+    fake.add(PLAN, *reads, FINISH, FINISH)
+    command = (f"{sys.executable} -m omni.cli --no-review --base-url {fake.base_url} --model m --tool-mode native "
+               "--sandbox local --yes --json look | head -1")
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=calc_repo, capture_output=True, text=True,
+                          env=clean_env(), timeout=120)
+    assert json.loads(done.stdout)["kind"] == "run_start" or json.loads(done.stdout)["seq"] == 1
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+    folder = next((calc_repo / ".omni" / "runs").iterdir())
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["status"] == "interrupted" and "stdout was closed" in summary["message"]
+    assert list((calc_repo / ".omni" / "worktrees").iterdir()) == []  # no stale worktree
+    assert git(calc_repo, "worktree", "list").count("\n") == 1
+
+
+def test_the_summary_says_how_the_tests_went(calc_repo, fake):
+    fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a - b",
+                                                "new_text": "return a + b"}}
+    fake.add(PLAN, fix, FINISH)
+    run = run_omni(calc_repo, "--yes", "fix add", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    summary = run.summary()
+    assert "2 passed" in summary["tests"] and "0 failed" in summary["tests"]  # the gate ran them at the end
+    assert "1 passed, 1 failed" in summary["tests_at_start"]

@@ -46,15 +46,21 @@ def test_text_parser_errors_say_what_is_wrong(text, message):
 
 
 # ---- endpoints ----------------------------------------------------------------------------------------
+def _where(found):
+    return found.url, found.key, found.headers
+
+
 def test_endpoint_precedence_flags_over_env():
     env = {"OPENAI_BASE_URL": "http://env/v1", "OPENAI_API_KEY": "envkey"}
-    assert resolve_endpoint("http://flag/v1/", "flagkey", env) == ("http://flag/v1", "flagkey", {})
-    assert resolve_endpoint(None, None, env) == ("http://env/v1", "envkey", {})
-    assert resolve_endpoint(None, None, {"OPENAI_API_BASE": "http://old/v1"})[0] == "http://old/v1"
+    assert _where(resolve_endpoint("http://flag/v1/", "flagkey", env)) == ("http://flag/v1", "flagkey", {})
+    found = resolve_endpoint(None, None, env)
+    assert _where(found) == ("http://env/v1", "envkey", {})
+    assert (found.url_from, found.key_from) == ("OPENAI_BASE_URL", "OPENAI_API_KEY")
+    assert resolve_endpoint(None, None, {"OPENAI_API_BASE": "http://old/v1"}).url == "http://old/v1"
 
 
 def test_openrouter_selects_url_and_sends_attribution_headers():
-    url, key, headers = resolve_endpoint(None, None, {"OPENROUTER_API_KEY": "or-key"})
+    url, key, headers = _where(resolve_endpoint(None, None, {"OPENROUTER_API_KEY": "or-key"}))
     assert (url, key) == (OPENROUTER_URL, "or-key")
     assert headers["X-Title"] == "omni" and "HTTP-Referer" in headers
 
@@ -62,7 +68,19 @@ def test_openrouter_selects_url_and_sends_attribution_headers():
 @pytest.mark.parametrize("host,url", [("127.0.0.1:11434", "http://127.0.0.1:11434/v1"),
                                       ("http://gpu-box", "http://gpu-box:11434/v1")])
 def test_ollama_host(host, url):
-    assert resolve_endpoint(None, None, {"OLLAMA_HOST": host})[:2] == (url, "sk-no-key-needed")
+    assert _where(resolve_endpoint(None, None, {"OLLAMA_HOST": host}))[:2] == (url, "sk-no-key-needed")
+
+
+@pytest.mark.parametrize("specific,url", [("OPENROUTER_API_KEY", OPENROUTER_URL),
+                                          ("OLLAMA_HOST", "http://127.0.0.1:11434/v1")])
+def test_a_more_specific_provider_wins_over_openai_api_key_and_says_so(specific, url):
+    env = {"OPENAI_API_KEY": "sk-openai", specific: "or-key" if "KEY" in specific else "127.0.0.1"}
+    found = resolve_endpoint(None, None, env)
+    assert found.url == url and found.key != "sk-openai"  # the OpenAI key never goes to another provider
+    assert specific in found.note and "OPENAI_API_KEY" in found.note and "--base-url" in found.note
+    action, _ = resolve_models(Settings(model="m"), env)
+    assert action.note == found.note
+    assert resolve_endpoint(None, None, {"OPENAI_API_KEY": "sk-openai"}).note == ""
 
 
 def test_openai_alone_needs_a_key_and_a_model():
@@ -72,6 +90,16 @@ def test_openai_alone_needs_a_key_and_a_model():
         resolve_models(Settings(api_key="k"), {})
     action, planner = resolve_models(Settings(api_key="k", model="gpt-4o-mini", planner_model="gpt-4o"), {})
     assert action.base_url == "https://api.openai.com/v1" and planner.model == "gpt-4o"
+
+
+@pytest.mark.parametrize("model,missing", [("gpt-4.1-mini", "set OPENAI_API_KEY"),
+                                           ("anthropic/claude-sonnet-4", "set OPENROUTER_API_KEY"),
+                                           ("qwen2.5-coder", "no API key and no server URL")])
+def test_a_model_with_nowhere_to_go_names_the_missing_key(model, missing):
+    with pytest.raises(UsageError) as caught:
+        resolve_models(Settings(model=model), {})
+    assert missing in str(caught.value) and "No model is configured" not in str(caught.value)
+    assert "--base-url" in str(caught.value)  # the ways to say where it is follow
 
 
 # ---- prompts --------------------------------------------------------------------------------------

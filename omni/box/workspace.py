@@ -184,10 +184,14 @@ class Workspace:
             rows.append((name, added, removed))
         return rows
 
-    def remove(self) -> None:
-        """Drop the worktree folder; the branch keeps the result."""
+    def remove(self, drop_branch: bool = False) -> None:
+        """Drop the worktree folder; the branch keeps the result (unless drop_branch: a run that changed
+        nothing leaves no branch behind)."""
         if self.path.exists():
             self._git("worktree", "remove", "--force", str(self.path), cwd=self.user_root)
+        if drop_branch:
+            self._git("branch", "--quiet", "-D", self.branch, cwd=self.user_root)
+            self.branch = ""
 
 
 def _blob_hash(path: Path) -> str | None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from omni.box.toolbox import Toolbox, details
+from omni.box.toolbox import Toolbox
 from omni.errors import ForceQuit, ModelError, SandboxError, StopRun
 from omni.loop.conversation import Conversation, observation_text
 from omni.loop.failures import FailureTracker, failure_class, unreadable
@@ -110,9 +110,9 @@ class Agent:
         except StopRun as stop:
             status, message = stop.status, stop.message
         except (ModelError, SandboxError) as exc:
-            status, message = "model_error" if isinstance(exc, ModelError) else "sandbox_error", str(exc)
-        except ForceQuit:
-            status, message = "interrupted", "stopped: Ctrl-C twice, or SIGTERM"
+            status, message = exc.status, str(exc)
+        except ForceQuit as exc:
+            status, message = "interrupted", str(exc) or "stopped: Ctrl-C twice, or SIGTERM"
         except Exception as exc:  # a bug in omni: the record says what it was, then the CLI reports it
             status, message = "failed", f"internal error: {type(exc).__name__}: {exc}"
             raise
@@ -120,7 +120,7 @@ class Agent:
             self.parts.events.emit("status", status=status, message=message, steps=self.state.steps,
                                    usage=self.meter.total.model_dump())
         s = self.state
-        return Outcome(status, message, s.steps, self.meter.total, s.plan, s.assumptions, s.tests)
+        return Outcome(status, message, s.steps, self.meter.total, s.plan, s.assumptions)
 
     def interruptible(self, work: Callable[[], None]) -> None:
         try:
@@ -180,13 +180,13 @@ class Agent:
         if action is None:
             return unreadable(reply), False
         self.parts.events.emit("action", n=self.state.steps, tool=action.name, args=action.args, text=reply.text)
+        began = time.monotonic()
         try:
             (ran, result), interrupted = self.execute(action), False
         except KeyboardInterrupt:  # record what happened, then let the user steer
             ran, interrupted = None, True
-            result = ToolResult.fail("command_failed", "interrupted by the user before it finished")
-        if action.name == "run_tests":
-            self.state.tests = details("run_tests", result).headline or self.state.tests
+            result = ToolResult.fail("command_failed", "interrupted by the user before it finished",
+                                     duration_s=round(time.monotonic() - began, 3))
         if action.name not in self.parts.toolbox.host or action.name in self.parts.toolbox.editing:
             for hook in self.hooks.after_action:
                 result = hook(action, result)

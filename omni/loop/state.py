@@ -17,7 +17,6 @@ class RunState:
     guidance: str = ""  # the user's words for the next step (Ctrl-C)
     correction: str | None = None  # the prompt for the next step after a failure
     assumptions: list[str] = field(default_factory=list)  # questions nobody was there to answer
-    tests: str = ""  # the last test run's headline
     started: float = field(default_factory=time.monotonic)
 
     def plan_step(self) -> str:
@@ -41,7 +40,6 @@ class Outcome:
     usage: Usage
     plan: Plan | None
     assumptions: list[str] = field(default_factory=list)
-    tests: str = ""
 
 
 class UsageMeter:

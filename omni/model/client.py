@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from omni.model import pricing
 from omni.model.endpoint import ModelConfig
-from omni.errors import ContextLengthExceeded, ModelError
+from omni.errors import ContextLengthExceeded, EndpointUnreachable, ModelError
 from omni.results import Action, Usage
 from omni.model.textmode import TextFormatError, parse_actions
 
@@ -54,6 +54,12 @@ class Reply:
     format_error: str | None = None
     finish_reason: str | None = None
     cut_call: str = ""  # the unfinished call's arguments of a reply cut off at the token cap, for the record
+
+
+def _never_connected(exc: Exception) -> bool:
+    """A connection that was never made (refused, unknown host), as against one that broke or timed out."""
+    cause = exc.__cause__ if isinstance(exc, openai.APIConnectionError) else exc
+    return type(cause).__name__ == "ConnectError"  # httpx's; a timeout is ConnectTimeout or ReadTimeout
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
@@ -92,6 +98,7 @@ class ChatModel:
         self.config = config
         self.name = config.model
         self.tool_mode = config.tool_mode
+        self._answered = False  # whether the server has answered once (then a refused connection is retried)
         self._n_ok: bool | None = None  # whether the server answers n > 1 with n choices (unknown until asked)
         self._emit = on_event or (lambda kind, **data: None)
         self.client = openai.OpenAI(
@@ -223,13 +230,15 @@ class ChatModel:
         waited = 0.0
         for attempt in range(1, self.config.max_attempts + 1):
             try:
-                if n:
-                    return self._choices(kwargs)
-                if self.config.stream:
-                    return self._stream(kwargs)
-                return self._plain(kwargs)
+                send = self._choices if n else self._stream if self.config.stream else self._plain
+                reply = send(kwargs)
+                self._answered = True
+                return reply
             except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError, *_TRANSPORT) as exc:
                 problem = self._describe(exc)
+                if not self._answered and _never_connected(exc):
+                    raise EndpointUnreachable(f"{problem}. Is the server running, and is the URL right? "
+                                              "(`omni config` shows where it comes from)") from exc
                 retry_after = _retry_after(exc) if isinstance(exc, openai.APIStatusError) else None
                 delay = retry_after if retry_after is not None else min(30.0, 2.0 ** (attempt - 1))
                 if attempt == self.config.max_attempts or waited + delay > self.config.retry_budget:
@@ -241,6 +250,7 @@ class ChatModel:
                 time.sleep(delay)
                 waited += delay
             except openai.APIStatusError as exc:
+                self._answered = True
                 if exc.status_code in (400, 413, 422) and _is_context_error(exc):
                     raise ContextLengthExceeded(str(exc)) from exc
                 raise ModelError(self._describe(exc)) from exc

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
@@ -34,6 +35,7 @@ class ModelConfig(BaseModel):
     temperature: float | None = Field(default=_default("temperature"), description="sampling temperature; "
                                       "None = server default")
     max_tokens: int | None = Field(default=_default("max_tokens"), description="cap on completion tokens per reply")
+    note: str = Field(default="", description="a provider variable that was set but not used, and how to pick it")
 
 
 NO_MODEL = (
@@ -56,39 +58,82 @@ def _ollama_url(host: str) -> str:
     return host + "/v1"
 
 
-def resolve_endpoint(base_url: str | None, api_key: str | None, env: Mapping[str, str]) -> tuple[str, str, dict]:
-    """(base_url, api_key, headers) from flags and environment, in that order of precedence."""
-    headers: dict[str, str] = {}
-    url = base_url or env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_BASE")
-    key = api_key or env.get("OPENAI_API_KEY")
-    if not url and env.get("OPENROUTER_API_KEY") and not key:
-        url, key = OPENROUTER_URL, env["OPENROUTER_API_KEY"]
-    if not url and env.get("OLLAMA_HOST") and not key:
-        url = _ollama_url(env["OLLAMA_HOST"])
-    if url and "openrouter.ai" in url:
-        key = key or env.get("OPENROUTER_API_KEY")
-        headers.update(OPENROUTER_HEADERS)
+@dataclass
+class Endpoint:
+    """Where requests go, with the source of each value (for `omni config` and the run's warnings)."""
+
+    url: str
+    key: str
+    headers: dict[str, str] = field(default_factory=dict)
+    url_from: str = ""
+    key_from: str = ""
+    note: str = ""  # a provider variable that was set but not used, and how to pick it
+
+
+ORDER = ("--base-url/OMNI_BASE_URL, OPENAI_BASE_URL, OPENAI_API_BASE; with no URL: --api-key (OpenAI), "
+         "OPENROUTER_API_KEY (OpenRouter), OLLAMA_HOST (Ollama), OPENAI_API_KEY (OpenAI)")
+
+
+def _first(pairs) -> tuple[str, str]:
+    return next(((value, name) for name, value in pairs if value), ("", ""))
+
+
+def _no_endpoint(model: str | None) -> UsageError:
+    if not model:
+        return UsageError(NO_MODEL)
+    if "/" in model:
+        hint = f"{model} looks like an OpenRouter model id: set OPENROUTER_API_KEY (it is not set)"
+    elif model.startswith(("gpt-", "o1", "o3", "o4", "chatgpt", "codex")):
+        hint = f"{model} is an OpenAI model: set OPENAI_API_KEY or pass --api-key (neither is set)"
+    else:
+        hint = f"no API key and no server URL is set for {model}"
+    return UsageError(f"{hint}.\n" + NO_MODEL.split("\n", 1)[1])
+
+
+def resolve_endpoint(base_url: str | None, api_key: str | None, env: Mapping[str, str],
+                     model: str | None = None) -> Endpoint:
+    """Where the model is, by this order: an explicit URL first; with none, an explicit key means OpenAI,
+    then the more specific provider variable wins over OPENAI_API_KEY (see ORDER), with a note when
+    OPENAI_API_KEY was set too."""
+    url, url_from = _first([("--base-url", base_url), ("OPENAI_BASE_URL", env.get("OPENAI_BASE_URL")),
+                            ("OPENAI_API_BASE", env.get("OPENAI_API_BASE"))])
+    key, key_from = _first([("--api-key", api_key)])
+    note = ""
+    if not url and not key:
+        if env.get("OPENROUTER_API_KEY"):
+            url, url_from = OPENROUTER_URL, "OPENROUTER_API_KEY"
+        elif env.get("OLLAMA_HOST"):
+            url, url_from = _ollama_url(env["OLLAMA_HOST"]), "OLLAMA_HOST"
+        if url and env.get("OPENAI_API_KEY"):
+            note = (f"{url_from} and OPENAI_API_KEY are both set: using {url} ({url_from} is the more specific); "
+                    f"pass --base-url {OPENAI_URL} for OpenAI")
+    openrouter = bool(url) and "openrouter.ai" in url
+    if not key:
+        # An OpenAI key goes to the URL the user named, never to one an OLLAMA_HOST chose.
+        names = ("OPENROUTER_API_KEY", "OPENAI_API_KEY") if openrouter else (
+            () if url_from == "OLLAMA_HOST" else ("OPENAI_API_KEY",))
+        key, key_from = _first([(name, env.get(name)) for name in names])
     if not url:
         if not key:
-            raise UsageError(NO_MODEL)
-        url = OPENAI_URL
+            raise _no_endpoint(model)
+        url, url_from = OPENAI_URL, f"default for {key_from}"
     if not key:
-        if "api.openai.com" in url or "openrouter.ai" in url:
+        if "api.openai.com" in url or openrouter:
             raise UsageError(f"{url} needs an API key: pass --api-key or set "
-                             f"{'OPENROUTER_API_KEY' if 'openrouter' in url else 'OPENAI_API_KEY'}")
-        key = "sk-no-key-needed"  # local servers accept anything; the client insists on a value
-    return url.rstrip("/"), key, headers
+                             f"{'OPENROUTER_API_KEY' if openrouter else 'OPENAI_API_KEY'} (it is not set)")
+        key, key_from = "sk-no-key-needed", "none needed (a local server accepts any)"
+    return Endpoint(url.rstrip("/"), key, dict(OPENROUTER_HEADERS) if openrouter else {}, url_from, key_from, note)
 
 
 def resolve_models(settings, env: Mapping[str, str] | None = None) -> tuple[ModelConfig, ModelConfig]:
     """The action model and the planner model from the effective settings (and the provider env vars)."""
     env = os.environ if env is None else env
-    url, key, headers = resolve_endpoint(settings.base_url, settings.api_key, env)
     if not settings.model:
         raise UsageError(NO_MODEL)
-    common = {"base_url": url, "api_key": key, "headers": headers, "tool_mode": settings.tool_mode,
+    found = resolve_endpoint(settings.base_url, settings.api_key, env, settings.model)
+    common = {"base_url": found.url, "api_key": found.key, "headers": found.headers, "tool_mode": settings.tool_mode,
               "stream": settings.stream, "idle_timeout": settings.request_timeout,
-              "temperature": settings.temperature, "max_tokens": settings.max_tokens}
+              "temperature": settings.temperature, "max_tokens": settings.max_tokens, "note": found.note}
     action = ModelConfig(model=settings.model, **common)
     planner = ModelConfig(model=settings.planner_model or settings.model, **common)
     return action, planner

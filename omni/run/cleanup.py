@@ -33,14 +33,14 @@ def close_abandoned(runs: Path) -> list[str]:
         if (folder / "summary.json").exists() or not (folder / OWNER).exists() or owner_alive(folder):
             continue
         RunRecord.write_file(folder / "summary.json", {
-            "run_id": folder.name, "goal": _first_goal(folder), "status": "killed", "exit_code": 1,
+            "run_id": folder.name, "goal": first_goal(folder), "status": "killed", "exit_code": 1,
             "message": "the omni process ended mid-run (killed or crashed); a later start cleaned up after it",
             "steps": 0, "applied": False, "changed_files": [], "branch": f"omni/{folder.name}"})
         closed.append(folder.name)
     return closed
 
 
-def _first_goal(folder: Path) -> str:
+def first_goal(folder: Path) -> str:
     try:
         with open(folder / "events.jsonl", encoding="utf-8") as handle:
             for line in handle:

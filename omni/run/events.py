@@ -1,11 +1,12 @@
-"""The event stream's schema: every event has seq, time and kind, plus the fields listed for its kind.
+"""The event stream's schema: every event has seq, time, kind and type (the same name: `type` is what Codex
+and Claude Code call it, `kind` is omni's own), plus the fields listed for its kind.
 The same objects go to .omni/runs/<id>/events.jsonl and, with --json, to stdout (README: "Events")."""
 
 from __future__ import annotations
 
 from typing import Any
 
-COMMON = ("seq", "time", "kind")
+COMMON = ("seq", "time", "kind", "type")
 FIELDS: dict[str, tuple[str, ...]] = {
     "run_start": ("run_id", "goal", "model", "planner", "tool_mode", "sandbox", "repo", "branch", "instructions"),
     "plan": ("reason", "version", "steps"),
@@ -38,7 +39,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "gate": ("decision", "attempt", "reasons", "confidence", "validation"),
     "status": ("status", "message", "steps", "usage"),
     "summary": ("run_id", "goal", "status", "message", "exit_code", "steps", "usage", "wall_s", "changed_files",
-                "branch", "seed", "applied", "apply_note", "assumptions", "plan", "tests", "record"),
+                "branch", "seed", "applied", "apply_note", "assumptions", "plan", "tests", "tests_at_start", "record"),
 }
 
 

@@ -9,7 +9,7 @@ from omni import trust
 from omni.box.hostgit import GitError
 from omni.box.workspace import Workspace, WorkspaceTooLarge, apply_to_user_tree
 from omni.errors import EXIT_CODES
-from omni.loop.state import Outcome
+from omni.run.frame import Run
 from omni.run.record import RunRecord
 
 
@@ -55,30 +55,33 @@ def _change_list(rows, steering: list[str]) -> str:
     return f"The run changed {len(rows)} file(s):\n" + "\n".join(lines)
 
 
-def finish(workspace, record, events, ui, interactive, s, goal, status, message, outcome: Outcome | None,
-           wall, run_id) -> dict:
+def finish(run: Run, wall: float) -> dict:
+    """Save the run's result, offer or apply it, and write summary.json (run: omni/run/session.py's Run)."""
+    workspace, record, events, s, goal = run.workspace, run.record, run.events, run.request.settings, run.request.goal
+    status, message, outcome = run.status, run.message, run.outcome
     diff, rows, not_saved = ("", [], "") if not workspace.seed else _save(workspace, record, goal)
     if not_saved:
         status, message = ("sandbox_error" if "workspace grew" in not_saved else "failed"), not_saved
     applied, apply_note = False, ""
     if status == "finished" and diff.strip():
-        applied, apply_note = _apply(workspace, ui, interactive, s, diff, rows)
+        applied, apply_note = _apply(workspace, run.ui, run.interactive, s, diff, rows)
+    if workspace.seed and workspace.path.exists() and not workspace.keep:
+        try:
+            workspace.remove(drop_branch=not diff.strip())
+        except GitError as exc:
+            events.emit("warning", message=f"the worktree {workspace.path} could not be removed: {exc}")
     summary = {
-        "run_id": run_id, "goal": goal, "status": status, "message": message,
+        "run_id": run.run_id, "goal": goal, "status": status, "message": message,
         "exit_code": EXIT_CODES.get(status, 1), "steps": outcome.steps if outcome else 0,
         "usage": outcome.usage.model_dump() if outcome else {}, "wall_s": round(wall, 2),
         "changed_files": [{"path": p, "added": a, "removed": r} for p, a, r in rows],
         "branch": workspace.branch, "seed": workspace.seed, "applied": applied, "apply_note": apply_note,
         "steering_files": trust.steering_files([r[0] for r in rows]),
         "left_out": [p + "/" for p in workspace.left_out],
-        "assumptions": outcome.assumptions if outcome else [], "tests": outcome.tests if outcome else "",
+        "assumptions": outcome.assumptions if outcome else [],
+        "tests": run.tests.last, "tests_at_start": run.tests.at_start,
         "plan": [st.model_dump() for st in outcome.plan.steps] if outcome and outcome.plan else [],
     }
     record.write("summary.json", summary)
-    if workspace.seed and workspace.path.exists() and not workspace.keep:
-        try:
-            workspace.remove()
-        except GitError as exc:
-            events.emit("warning", message=f"the worktree {workspace.path} could not be removed: {exc}")
     events.emit("summary", **summary, record=str(record.folder))
     return summary

@@ -54,8 +54,30 @@ class EventBus:
         self.seq = 0
 
     def emit(self, kind: str, **data: Any) -> None:
-        """Stamp the event once (seq, time), so every sink carries the same object."""
+        """Stamp the event once (seq, time, type), so every sink carries the same object. A streamed
+        fragment (model_delta) is for the screen only: it takes no number, so seq has no gaps."""
+        if kind == "model_delta":
+            for sink in self.sinks:
+                sink.emit(kind, **data)
+            return
         self.seq += 1
-        stamp = {"seq": self.seq, "time": datetime.now(UTC).isoformat(timespec="milliseconds")}
+        stamp = {"seq": self.seq, "time": datetime.now(UTC).isoformat(timespec="milliseconds"), "type": kind}
         for sink in self.sinks:
             sink.emit(kind, **stamp, **data)
+
+
+class TestsSeen:
+    """An event sink that keeps the last test result of the run, whoever ran the tests (the model's
+    run_tests, the finish gate's validation) and the baseline's, for the summary."""
+
+    def __init__(self):
+        self.last = ""
+        self.at_start = ""
+
+    def emit(self, kind: str, **data: Any) -> None:
+        if kind == "baseline":
+            self.at_start = data.get("tests") or ""
+        elif kind == "validation" and data.get("tests"):
+            self.last = data["tests"]
+        elif kind == "observation" and data.get("tool") == "run_tests":
+            self.last = (data.get("details") or {}).get("headline") or self.last

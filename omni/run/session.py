@@ -8,7 +8,6 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from omni.box.hostgit import GitError
@@ -23,39 +22,10 @@ from omni.prompts import Prompts
 from omni.run import instructions, wiring
 from omni.run.cleanup import cleanup_after_killed_runs
 from omni.run.finish import finish
-from omni.run.record import EventBus, RunRecord, new_run_id
+from omni.run.frame import Run, RunRequest
+from omni.run.record import EventBus, RunRecord, TestsSeen, new_run_id
 from omni.run.steering import InterruptHandler
 from omni.run.ui import ConsoleUI, JsonLines, NoUser, TerminalAnswers
-from omni.settings import Settings
-
-
-@dataclass
-class RunRequest:
-    goal: str
-    settings: Settings
-    repo: Path | None = None
-    json: bool = False
-    plan_only: bool = False
-    history: list[str] = field(default_factory=list)  # earlier goals of an interactive session
-    criteria: list[str] = field(default_factory=list)  # a spec step's validation criteria
-
-
-@dataclass
-class Run:
-    """What one run has set up so far (the frame that run_goal cleans up whatever happens)."""
-
-    request: RunRequest
-    run_id: str
-    repo: object
-    workspace: Workspace
-    record: RunRecord
-    events: EventBus
-    ui: ConsoleUI
-    interactive: bool
-    sandbox: object = None
-    outcome: object = None
-    status: str = "failed"
-    message: str = ""
 
 
 def run_goal(request: RunRequest) -> tuple[int, dict]:
@@ -77,25 +47,26 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
     ensure_omni_dir(root)
     left_behind = cleanup_after_killed_runs(root)  # before this run's own record exists
     record = RunRecord(root / ".omni" / "runs" / run_id)
-    events = EventBus(record, ui, *([JsonLines()] if request.json else []))
+    tests = TestsSeen()
+    events = EventBus(record, tests, ui, *([JsonLines()] if request.json else []))
     if left_behind:
         events.emit("sandbox", line=left_behind)
+    if models[0].note:
+        events.emit("warning", message=models[0].note)
     run = Run(request, run_id, repo, Workspace(repo, run_id, s.max_workspace_mb * 2**20), record, events, ui,
-              interactive)
+              interactive, tests)
     started = time.monotonic()
     handler = InterruptHandler() if interactive else None
     try:
         if handler:
             handler.__enter__()
         _run(run, models, engine, warm)
-    except ModelError as exc:
-        run.status, run.message = "model_error", str(exc)
-    except SandboxError as exc:
-        run.status, run.message = "sandbox_error", str(exc)
+    except (ModelError, SandboxError) as exc:
+        run.status, run.message = exc.status, str(exc)
     except GitError as exc:  # the worktree could not be made or committed: said, not a traceback
         run.status, run.message = "failed", str(exc)
-    except (KeyboardInterrupt, ForceQuit):
-        run.status, run.message = "interrupted", "interrupted by the user"
+    except (KeyboardInterrupt, ForceQuit) as exc:
+        run.status, run.message = "interrupted", str(exc) or "interrupted by the user"
     except Exception as exc:  # a bug in omni: recorded, the workspace cleaned up, then reported by the CLI
         run.status, run.message = "failed", f"internal error: {type(exc).__name__}: {exc}"
         raise
@@ -148,8 +119,7 @@ def _close(run: Run, handler, wall: float) -> dict:
             run.events.emit("status", status=run.status, message=run.message, steps=0, usage={})
         if run.sandbox is not None:
             run.sandbox.close()
-        return finish(run.workspace, run.record, run.events, run.ui, run.interactive, run.request.settings,
-                      run.request.goal, run.status, run.message, run.outcome, wall, run.run_id)
+        return finish(run, wall)
     finally:
         run.ui.close()
         run.record.close()

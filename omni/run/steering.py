@@ -8,6 +8,7 @@ import time
 from typing import Callable
 
 from omni.errors import ForceQuit, StopRun
+from omni.run.lineinput import read_line
 
 DOUBLE_PRESS = 2.0
 HELP = ("Paused. Type guidance for the agent and press Enter, or a command:\n"
@@ -50,7 +51,7 @@ class TerminalSteering:
         try:
             while True:
                 try:
-                    line = self.ui.console.input("[bold yellow]omni paused>[/] ").strip()
+                    line = read_line(self.ui.console, "[bold yellow]omni paused>[/] ", "pause").strip()
                 except (KeyboardInterrupt, EOFError):
                     raise StopRun("interrupted", "stopped by the user") from None
                 if not line or not line.startswith("/"):
@@ -66,7 +67,7 @@ class TerminalSteering:
                 elif line == "/plan":
                     self.ui.print("New plan, one step per line; an empty line ends it:")
                     entered = []
-                    while (entry := self.ui.console.input("  step> ").strip()):
+                    while (entry := read_line(self.ui.console, "  step> ", "plan").strip()):
                         entered.append(entry)
                     if entered:
                         replace_plan(entered)

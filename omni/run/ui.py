@@ -4,6 +4,7 @@ ask the user. Core modules emit events; only this module decides how they look."
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from typing import Any, TextIO
@@ -13,6 +14,7 @@ from rich.live import Live
 from rich.markup import escape
 from rich.text import Text
 
+from omni.errors import OutputClosed
 from omni.loop.plan import MARKS
 
 EXCERPT_LINES = 6
@@ -211,12 +213,21 @@ class JsonLines:
 
     def __init__(self, stream: TextIO | None = None):
         self.stream = stream or sys.stdout
+        self.closed = False
 
     def emit(self, kind: str, **data: Any) -> None:
-        if kind == "model_delta":
+        if kind == "model_delta" or self.closed:
             return
-        self.stream.write(json.dumps({"kind": kind, **data}, default=str) + "\n")
-        self.stream.flush()
+        try:
+            self.stream.write(json.dumps({"kind": kind, **data}, default=str) + "\n")
+            self.stream.flush()
+        except BrokenPipeError:  # the reader left (`omni --json | head -1`): end the run, quietly
+            self.closed = True
+            try:  # Python flushes stdout at exit; a closed pipe there would print a traceback
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self.stream.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
+            raise OutputClosed("stdout was closed (the reader of --json left); the run stopped") from None
 
 
 class TerminalAnswers:
@@ -224,7 +235,9 @@ class TerminalAnswers:
         self.ui = ui
 
     def ask(self, question: str) -> str:
-        return self.ui.console.input("[bold yellow]your answer>[/] ").strip() or "(no answer)"
+        from omni.run.lineinput import read_line
+
+        return read_line(self.ui.console, "[bold yellow]your answer>[/] ", "answers").strip() or "(no answer)"
 
 
 class NoUser:

@@ -1,0 +1,42 @@
+"""What a run is asked to do (RunRequest) and what it has set up so far (Run): the frame that
+omni/run/session.py fills and omni/run/finish.py closes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from omni.box.workspace import Workspace
+from omni.run.record import EventBus, RunRecord, TestsSeen
+from omni.run.ui import ConsoleUI
+from omni.settings import Settings
+
+
+@dataclass
+class RunRequest:
+    goal: str
+    settings: Settings
+    repo: Path | None = None
+    json: bool = False
+    plan_only: bool = False
+    history: list[str] = field(default_factory=list)  # earlier goals of an interactive session
+    criteria: list[str] = field(default_factory=list)  # a spec step's validation criteria
+
+
+@dataclass
+class Run:
+    """What one run has set up so far (the frame that run_goal cleans up whatever happens)."""
+
+    request: RunRequest
+    run_id: str
+    repo: object
+    workspace: Workspace
+    record: RunRecord
+    events: EventBus
+    ui: ConsoleUI
+    interactive: bool
+    tests: TestsSeen
+    sandbox: object = None
+    outcome: object = None
+    status: str = "failed"
+    message: str = ""
