@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
+import sys
+import time
 
-from conftest import make_repo, run_omni
+import pytest
+
+from conftest import clean_env, git, make_repo, run_omni
 
 
 def test_not_in_a_git_repo(tmp_path, fake):
@@ -25,6 +30,65 @@ def test_empty_goal(calc_repo, fake):
 def test_unknown_flag(calc_repo):
     run = run_omni(calc_repo, "--frobnicate", "fix it")
     assert run.code == 2 and "unrecognized arguments: --frobnicate" in run.stderr
+    assert not (calc_repo / ".omni").exists()
+
+
+@pytest.mark.parametrize("argv,said", [
+    (["--mdoel", "m", "fix it"], "did you mean --model?"),
+    (["--max-step", "3", "fix it"], "did you mean --max-steps?"),  # a prefix is not taken as the flag
+    (["runs", "--prnue"], "did you mean --prune?"),
+    (["sandbox", "biuld"], "did you mean build?"),
+    (["--tool-mode", "nativ", "fix it"], "did you mean native?"),
+])
+def test_a_mistyped_flag_or_choice_gets_did_you_mean(calc_repo, argv, said):
+    run = run_omni(calc_repo, *argv)
+    assert run.code == 2 and said in run.stderr, run.stderr
+    assert not (calc_repo / ".omni").exists()
+
+
+def test_a_one_word_goal_close_to_a_subcommand_is_asked_about(calc_repo):
+    run = run_omni(calc_repo, "shwo")
+    assert run.code == 2 and "did you mean `omni show`" in run.stderr
+    assert not (calc_repo / ".omni").exists()
+
+
+def test_dash_v_prints_the_version(tmp_path):
+    from omni import __version__
+
+    for flag in ("-V", "--version"):
+        run = run_omni(tmp_path, flag)
+        assert run.code == 0 and run.stdout.strip() == f"omni {__version__}"
+
+
+@pytest.mark.parametrize("shell,marker", [("bash", "complete -o"), ("zsh", "#compdef omni"),
+                                          ("fish", "complete -c omni")])
+def test_completion_scripts_know_subcommands_and_flags(tmp_path, shell, marker):
+    run = run_omni(tmp_path, "completion", shell)
+    assert run.code == 0 and marker in run.stdout
+    for word in ("apply", "prune", "max-steps", "tool-mode"):
+        assert word in run.stdout, (shell, word)
+    if shell == "bash":  # the script is valid bash
+        assert subprocess.run(["bash", "-n"], input=run.stdout, text=True).returncode == 0
+
+
+def test_config_works_outside_a_repo_and_shows_the_provider_variables(tmp_path):
+    env = clean_env(OPENAI_BASE_URL="http://127.0.0.1:8080/v1", OPENAI_API_KEY="sk-secret-123",
+                    OMNI_CONFIG=str(tmp_path / "none.toml"))
+    run = run_omni(tmp_path, "config", env=env)
+    assert run.code == 0, run.stderr
+    assert "not in a git repository" in run.stdout
+    endpoint = next(line for line in run.stdout.splitlines() if line.startswith("endpoint "))
+    assert "http://127.0.0.1:8080/v1" in endpoint and "OPENAI_BASE_URL" in endpoint
+    key = next(line for line in run.stdout.splitlines() if line.startswith("endpoint key"))
+    assert "OPENAI_API_KEY" in key and "sk-secret-123" not in run.stdout
+    both = run_omni(tmp_path, "config", env=clean_env(OPENAI_API_KEY="a", OPENROUTER_API_KEY="b"))
+    assert "openrouter.ai" in both.stdout
+    assert "# note: OPENROUTER_API_KEY and OPENAI_API_KEY are both set" in both.stdout
+
+
+def test_a_model_without_a_key_says_which_key_is_missing(calc_repo):
+    run = run_omni(calc_repo, "--model", "gpt-4.1-mini", "fix it")
+    assert run.code == 2 and "set OPENAI_API_KEY" in run.stderr and "No model is configured" not in run.stderr
     assert not (calc_repo / ".omni").exists()
 
 
@@ -57,16 +121,37 @@ def test_bad_limits(calc_repo, fake):
     assert not (calc_repo / ".omni").exists()  # refused before anything was written
 
 
-def test_unreachable_base_url_exits_1_and_keeps_the_record(calc_repo):
+@pytest.mark.parametrize("url,said", [("http://127.0.0.1:9/v1", "Connection refused"),
+                                     ("http://no-such-host.invalid/v1", "cannot connect to http://no-such-host")])
+def test_an_unreachable_base_url_fails_fast_with_exit_2_and_the_url(calc_repo, url, said):
     before = (calc_repo / "calc.py").read_text()
-    run = run_omni(calc_repo, "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--sandbox", "local",
+    run = run_omni(calc_repo, "--base-url", url, "--model", "m", "--sandbox", "local",
                    "--tool-mode", "native", "--yes", "fix it", timeout=300)
-    assert run.code == 1, run.stderr
-    assert "cannot connect to http://127.0.0.1:9/v1" in run.stdout
+    assert run.code == 2, run.stdout + run.stderr
+    assert url in run.stdout and said in run.stdout and "Is the server running" in run.stdout
     summary = run.summary()
-    assert summary["status"] == "model_error" and "gave up after" in summary["message"]
-    assert "status" in run.kinds()
+    assert summary["status"] == "unreachable" and "gave up" not in summary["message"]
+    assert "retry" not in run.kinds()  # not retried: nothing ever answered there
     assert (calc_repo / "calc.py").read_text() == before
+    assert "omni/" not in git(calc_repo, "branch")  # it changed nothing, so it left no branch
+
+
+def test_a_server_that_answered_once_is_retried_when_it_goes_away(calc_repo):
+    from fake_server import FakeOpenAI
+
+    with FakeOpenAI() as fake:
+        fake.add({"text": "1. Look\n2. Finish"})
+        url = fake.base_url
+        proc = subprocess.Popen([sys.executable, "-m", "omni.cli", "--base-url", url, "--model", "m", "--sandbox",
+                                 "local", "--tool-mode", "native", "--no-review", "--yes", "fix it"],
+                                cwd=calc_repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=clean_env())
+        while len(fake.requests) < 1 and proc.poll() is None:
+            time.sleep(0.05)
+    out, _ = proc.communicate(timeout=300)  # the server is gone after the plan: the step request is retried
+    assert proc.returncode == 1, out
+    summary = json.loads(next((calc_repo / ".omni" / "runs").iterdir()).joinpath("summary.json").read_text())
+    assert summary["status"] == "model_error" and "gave up after" in summary["message"]
 
 
 def test_bad_key_fails_fast(calc_repo, fake):

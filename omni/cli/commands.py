@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
-from omni import trust
-from omni.box import hostgit
+from omni.box.workspace import find_repo
+from omni.cli import history, specrun
+from omni.cli.parsing import SHELLS, Parser, completion
 from omni.errors import UsageError
-from omni.box.workspace import apply_to_user_tree, find_repo
-
-
-def _runs_dir(repo_arg: Path | None) -> tuple[Path, Path]:
-    repo = find_repo((repo_arg or Path.cwd()).resolve())
-    root = Path(repo.working_tree_dir)
-    return root, root / ".omni" / "runs"
-
-
-def _run_folder(repo_arg: Path | None, run: str) -> tuple[Path, Path]:
-    root, runs = _runs_dir(repo_arg)
-    matches = sorted(p for p in runs.glob(f"{run}*") if p.is_dir()) if runs.is_dir() else []
-    if len(matches) != 1:
-        raise UsageError(f"no run matches {run!r}; `omni runs` lists them" if not matches else
-                         f"{run!r} matches several runs; give more of the id")
-    return root, matches[0]
-
-
-def _summary(folder: Path) -> dict:
-    try:
-        return json.loads((folder / "summary.json").read_text())
-    except (OSError, ValueError):
-        return {"status": "incomplete", "goal": "?", "steps": "?"}
 
 
 def _sandbox(args) -> int:
@@ -57,17 +34,44 @@ def _sandbox(args) -> int:
 
 
 def _config(args) -> int:
+    """Every value a run would use and where it comes from, the model's endpoint included. Outside a
+    repository it shows the user-level layers (there is no repo config)."""
+    import os
+
     from omni import settings
     from omni.cli.options import SETTING_FLAGS
+    from omni.model.endpoint import ORDER, resolve_endpoint
 
-    repo = find_repo((args.repo or Path.cwd()).resolve())
-    effective, sources = settings.load(dict.fromkeys(SETTING_FLAGS), Path(repo.working_tree_dir),
-                                       check_trust=False)
+    try:
+        root: Path | None = Path(find_repo((args.repo or Path.cwd()).resolve()).working_tree_dir)
+    except UsageError:
+        if args.repo:
+            raise
+        root = None
+    effective, sources = settings.load(dict.fromkeys(SETTING_FLAGS), root, check_trust=False)
     print(f"# user config file: {settings.user_config_path()}")
+    print(f"# repo config file: {root / '.omni' / 'config.toml'}" if root else
+          "# not in a git repository: no repo config (run omni inside one)")
     for key, value in effective.model_dump().items():
         shown = "***" if key == "api_key" and value else value
         print(f"{key:<16} = {json.dumps(shown):<36} # {sources[key]}")
+    print(f"# the model's endpoint, by this order: {ORDER}")
+    try:
+        found = resolve_endpoint(effective.base_url, effective.api_key, os.environ, effective.model)
+    except UsageError as exc:
+        print(f"{'endpoint':<16} = {'null':<36} # {str(exc).splitlines()[0]}")
+        return 0
+    key = "***" if found.key_from.startswith(("--api-key", "OPENAI", "OPENROUTER")) else found.key
+    print(f"{'endpoint':<16} = {json.dumps(found.url):<36} # {_from(found.url_from, sources['base_url'])}")
+    print(f"{'endpoint key':<16} = {json.dumps(key):<36} # {_from(found.key_from, sources['api_key'])}")
+    if found.note:
+        print(f"# note: {found.note}")
     return 0
+
+
+def _from(name: str, setting_source: str) -> str:
+    """Where an endpoint value came from: a provider variable, or the base_url/api_key setting's source."""
+    return setting_source if name.startswith("--") else f"environment variable {name}" if name.isupper() else name
 
 
 def _trust(args) -> int:
@@ -85,29 +89,9 @@ def _trust(args) -> int:
     return 0
 
 
-def _show(folder: Path) -> int:
-    from omni.run.ui import ConsoleUI
-
-    ui = ConsoleUI()
-    for line in (folder / "events.jsonl").read_text().splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue  # a line cut by a crash
-        kind = event.pop("kind")
-        ui.emit(kind, **event)
-    if not (folder / "summary.json").exists():
-        ui.print("(the run ended without a summary: it was killed or crashed)", "yellow")
-    return 0
-
-
-def main(argv: list[str]) -> int:
-    if argv[0] in ("plan", "run"):
-        from omni.cli import specrun
-
-        return specrun.main(argv)
-    parser = argparse.ArgumentParser(prog="omni")
-    sub = parser.add_subparsers(dest="command", required=True)
+def parser() -> Parser:
+    p = Parser(prog="omni")
+    sub = p.add_subparsers(dest="command", required=True)
     sb = sub.add_parser("sandbox", help="build or clean the sandbox image and containers")
     sb.add_argument("action", choices=("build", "clean"))
     sb.add_argument("--base-image", default=None, help="base image (default python:3.11-slim-bookworm)")
@@ -115,13 +99,42 @@ def main(argv: list[str]) -> int:
                     help="make the base image from Debian packages with debootstrap (no registry needed; root)")
     sb.add_argument("--ca-bundle", default=None, help="CA bundle for builds behind a TLS proxy (else PIP_CERT)")
     sb.add_argument("--tag", default=None, help="image tag")
-    for name in ("config", "trust", "runs", "show", "diff", "apply", "undo"):
-        p = sub.add_parser(name)
-        if name not in ("runs", "config", "trust"):
-            p.add_argument("run", help="run id (or a unique prefix)")
-        p.add_argument("--repo", type=Path, default=None)
-    args = parser.parse_args(argv)
+    for name, said in (("config", "the effective configuration and where each value comes from"),
+                       ("trust", "allow this repo's .omni/config.toml to weaken isolation")):
+        sub.add_parser(name, help=said).add_argument("--repo", type=Path, default=None)
+    runs = sub.add_parser("runs", help="past runs, newest first")
+    runs.add_argument("--prune", action="store_true", help="remove the branches and worktrees of runs never applied")
+    runs.add_argument("--yes", "-y", action="store_true", help="with --prune: do not ask")
+    runs.add_argument("--repo", type=Path, default=None)
+    for name, said in (("show", "replay a run's log"), ("diff", "a run's diff"),
+                       ("apply", "apply a run's diff to your working tree"), ("undo", "take an applied run back")):
+        one = sub.add_parser(name, help=said)
+        one.add_argument("run", nargs="?", default=None, help="run id, a unique prefix of it, or `last` (the default)")
+        one.add_argument("--repo", type=Path, default=None)
+    sub.add_parser("completion", help="print a shell completion script").add_argument("shell", choices=SHELLS)
+    specrun.add_commands(sub)
+    return p
 
+
+def completion_parser() -> Parser:
+    """Every subcommand, and the run's own flags at the top level (a goal is free text)."""
+    from omni.cli.options import add_run_options
+
+    whole = parser()
+    add_run_options(whole)
+    whole.add_argument("-V", "--version", action="store_true", help="print the version")
+    whole.add_argument("--goal-file", type=Path, help="read the goal from a file")
+    return whole
+
+
+def main(argv: list[str]) -> int:
+    parse = parser()
+    args = parse.parse_args(argv)
+    if args.command in ("plan", "run"):
+        return specrun.main(parse, args)
+    if args.command == "completion":
+        sys.stdout.write(completion(completion_parser(), args.shell))
+        return 0
     if args.command == "sandbox":
         return _sandbox(args)
     if args.command == "config":
@@ -129,34 +142,9 @@ def main(argv: list[str]) -> int:
     if args.command == "trust":
         return _trust(args)
     if args.command == "runs":
-        _, runs = _runs_dir(args.repo)
-        folders = sorted(runs.iterdir()) if runs.is_dir() else []
-        if not folders:
-            print("no runs yet")
-        for folder in folders:
-            s = _summary(folder)
-            print(f"{folder.name}  {s['status']:<12} {str(s['steps']):>3} steps  {s['goal'][:70]}")
-        return 0
-    root, folder = _run_folder(args.repo, args.run)
+        root, folder = history.runs_dir(args.repo)
+        return history.prune(root, folder, args.yes) if args.prune else history.list_runs(folder)
+    root, folder = history.run_folder(args.repo, args.run)
     if args.command == "show":
-        return _show(folder)
-    patch = (folder / "diff.patch").read_text() if (folder / "diff.patch").exists() else ""
-    if args.command == "diff":
-        sys.stdout.write(patch or "(no changes)\n")
-        return 0
-    s = _summary(folder)
-    files = [f["path"] for f in s.get("changed_files", [])]
-    if args.command == "apply":
-        steering = trust.steering_files(files)
-        if steering:
-            print(f"note: this diff changes {', '.join(steering)}, which later runs or your tools read as "
-                  "instructions or config", file=sys.stderr)
-        result = apply_to_user_tree(root, s.get("seed", ""), patch, files, patch_path=str(folder / "diff.patch"))
-    else:  # undo: the files must still be exactly as the run left them
-        tip = hostgit.text(["rev-parse", "--verify", "--quiet", s.get("branch", "")], root, check=False).strip()
-        if not tip:
-            raise UsageError(f"the run's branch {s.get('branch')} is gone; undo by hand: "
-                             f"git apply -R {folder / 'diff.patch'}")
-        result = apply_to_user_tree(root, tip, patch, files, reverse=True, patch_path=str(folder / "diff.patch"))
-    print(result.message)
-    return 0 if result.applied else 1
+        return history.show(folder)
+    return history.apply_or_undo(args.command, root, folder)

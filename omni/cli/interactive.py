@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 
 from omni.cli import commands
 from omni.errors import OmniError
@@ -18,9 +17,9 @@ HELP = """Type a goal and press Enter. Commands:
 
 
 def session(settings: Settings, args: argparse.Namespace) -> int:
-    with contextlib.suppress(ImportError):
-        import readline  # noqa: F401  (line editing and history for input())
     from rich.console import Console
+
+    from omni.run.lineinput import read_line
 
     console = Console(highlight=False)
     console.print(f"[bold]omni[/] interactive session. {HELP}")
@@ -29,7 +28,8 @@ def session(settings: Settings, args: argparse.Namespace) -> int:
     code = 0
     while True:
         try:
-            line = console.input("\n[bold cyan]omni>[/] ").strip()
+            console.print()
+            line = read_line(console, "[bold cyan]omni>[/] ", "session").strip()
         except (EOFError, KeyboardInterrupt):
             console.print()
             return code

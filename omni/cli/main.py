@@ -10,28 +10,32 @@ from pathlib import Path
 
 from omni import __version__
 from omni.cli.options import add_run_options, check_limits, settings_for
+from omni.cli.parsing import Parser
 from omni.errors import EXIT_CODES, ForceQuit, OmniError, UsageError
 
-SUBCOMMANDS = ("sandbox", "runs", "show", "diff", "apply", "undo", "config", "trust", "plan", "run")
+SUBCOMMANDS = ("sandbox", "runs", "show", "diff", "apply", "undo", "config", "trust", "plan", "run",
+               "completion")
 EPILOG = """subcommands:
   omni sandbox build|clean    build the sandbox image (--offline-base: without a registry) / remove stale ones
   omni config                 the effective configuration and where each value comes from
   omni trust                  allow this repo's .omni/config.toml (its current content) to weaken isolation
-  omni runs | show RUN | diff RUN | apply RUN | undo RUN     past runs
+  omni runs [--prune]         past runs, newest first (--prune: drop branches of runs never applied)
+  omni show|diff|apply|undo [RUN]   one run: its id, a prefix, or `last` (the default)
   omni plan GOAL --spec F     write a YAML task spec;  omni run F   execute one
+  omni completion bash|zsh|fish     a shell completion script
 
 exit codes: 0 finished, 1 failed or flagged, 2 usage or configuration error, 3 a limit was reached,
 130 interrupted."""
 
 
 def run_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="omni", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
         description="A coding agent for the terminal. It plans, acts one tool call at a time in a Docker "
         "sandbox on an isolated copy of your repo, corrects itself, and shows you the diff.")
     p.add_argument("goal", nargs="?", help="what to do, in plain words ('-' reads it from stdin); "
                    "none opens an interactive session")
-    p.add_argument("--version", action="version", version=f"omni {__version__}")
+    p.add_argument("-V", "--version", action="version", version=f"omni {__version__}")
     p.add_argument("--goal-file", type=Path, help="read the goal from a file")
     add_run_options(p)
     return p
@@ -51,6 +55,16 @@ def read_goal(args) -> str:
     if not goal:
         raise UsageError("the goal is empty: say what to do, e.g. omni \"make the tests in tests/ pass\"")
     return goal
+
+
+def _subcommand_typo(goal: str) -> str | None:
+    """The subcommand a one-word goal was meant to be (`omni shwo`), if it is that close to one."""
+    import difflib
+
+    if " " in goal or not goal.isalpha():
+        return None
+    close = difflib.get_close_matches(goal.lower(), SUBCOMMANDS, n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 def _on_sigterm(signum, frame) -> None:
@@ -74,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
             settings, _ = settings_for(args)
             return session(settings, args)
         goal = read_goal(args)
+        if close := _subcommand_typo(goal):
+            raise UsageError(f"{goal!r} is not a subcommand: did you mean `omni {close}`? (To run it as a goal, "
+                             "say more, e.g. omni \"" + goal + " the tests\")")
         settings, _ = settings_for(args)
         from omni.run.session import RunRequest, run_goal
 

@@ -25,11 +25,10 @@ from omni.box.workspace import find_repo
 UNDERSTANDING_ROUNDS = 2
 
 
-def _parser() -> argparse.ArgumentParser:
+def add_commands(sub) -> None:
+    """`omni plan` and `omni run`, added to the subcommand parser (omni/cli/commands.py)."""
     from omni.cli.options import add_run_options
 
-    parser = argparse.ArgumentParser(prog="omni")
-    sub = parser.add_subparsers(dest="command", required=True)
     plan = sub.add_parser("plan", help="write a YAML task spec for a goal")
     plan.add_argument("goal")
     plan.add_argument("--spec", type=Path, required=True, help="where to write the spec")
@@ -40,7 +39,6 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--check-understanding", action="store_true",
                      help="before each step, check the executor's understanding with the planner model")
     add_run_options(run)
-    return parser
 
 
 def _models(settings):
@@ -193,11 +191,9 @@ def run_spec(args, settings, console: Console) -> int:
     return 0 if done else 1
 
 
-def main(argv: list[str]) -> int:
+def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from omni.cli.options import SETTING_FLAGS, check_limits
 
-    parser = _parser()
-    args = parser.parse_args(argv)
     check_limits(parser, args)
     from omni import settings as settings_module
 

@@ -1,0 +1,171 @@
+"""Past runs: `omni runs` (newest first, with status and whether each was applied; --prune removes what
+unapplied runs left), and show, diff, apply, undo of one run, named by its id, a unique prefix of it, or
+`last`; with no name, the last run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from omni import trust
+from omni.box import hostgit
+from omni.box.workspace import apply_to_user_tree, find_repo
+from omni.errors import UsageError
+from omni.run.record import RunRecord
+
+LAST = "last"
+
+
+def runs_dir(repo_arg: Path | None) -> tuple[Path, Path]:
+    repo = find_repo((repo_arg or Path.cwd()).resolve())
+    root = Path(repo.working_tree_dir)
+    return root, root / ".omni" / "runs"
+
+
+def run_folders(runs: Path) -> list[Path]:
+    """Oldest first (run ids start with their date and time)."""
+    return sorted(p for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else []
+
+
+def run_folder(repo_arg: Path | None, run: str | None) -> tuple[Path, Path]:
+    root, runs = runs_dir(repo_arg)
+    folders = run_folders(runs)
+    if not folders:
+        raise UsageError("there are no runs in this repository yet")
+    if run in (None, LAST):
+        return root, folders[-1]
+    matches = [p for p in folders if p.name.startswith(run)]
+    if len(matches) != 1:
+        raise UsageError(f"no run matches {run!r}; `omni runs` lists them" if not matches else
+                         f"{run!r} matches several runs; give more of the id")
+    return root, matches[0]
+
+
+def summary(folder: Path) -> dict:
+    try:
+        return json.loads((folder / "summary.json").read_text())
+    except (OSError, ValueError):
+        return {"status": "running" if (folder / "owner.json").exists() else "incomplete", "goal": _goal(folder),
+                "steps": "?"}
+
+
+def _goal(folder: Path) -> str:
+    from omni.run.cleanup import first_goal
+
+    return first_goal(folder)
+
+
+def _mark(folder: Path, applied: bool, note: str) -> None:
+    data = summary(folder)
+    if "run_id" in data:
+        RunRecord.write_file(folder / "summary.json", {**data, "applied": applied, "apply_note": note})
+
+
+def list_runs(runs: Path) -> int:
+    folders = run_folders(runs)
+    if not folders:
+        print("no runs yet")
+    for folder in reversed(folders):
+        s = summary(folder)
+        applied = "applied" if s.get("applied") else ""
+        print(f"{folder.name}  {s['status']:<13} {applied:<8} {str(s['steps']):>3} steps  {s['goal'][:64]}")
+    return 0
+
+
+def _unapplied(root: Path, runs: Path) -> list[tuple[str, str, Path | None]]:
+    """(run id, its branch if it still exists, its worktree if it still exists) of finished runs never applied."""
+    from omni.run.cleanup import owner_alive
+
+    found = []
+    for folder in run_folders(runs):
+        s = summary(folder)
+        if s.get("applied") or ("run_id" not in s and owner_alive(folder)):
+            continue  # applied, or still running
+        branch = f"omni/{folder.name}"
+        exists = hostgit.text(["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], root, check=False).strip()
+        worktree = root / ".omni" / "worktrees" / folder.name
+        if exists or worktree.exists():
+            found.append((folder.name, branch if exists else "", worktree if worktree.exists() else None))
+    return found
+
+
+def prune(root: Path, runs: Path, yes: bool) -> int:
+    """Remove the branches and worktrees of runs never applied (their records stay), asking first."""
+    found = _unapplied(root, runs)
+    if not found:
+        print("nothing to prune: every run's branch is either applied or already gone")
+        return 0
+    print(f"{len(found)} run(s) never applied; their branches and worktrees go (the records in .omni/runs stay):")
+    for run_id, branch, worktree in found:
+        print(f"  {run_id}  {branch or '(no branch)'}{'  + worktree' if worktree else ''}")
+    if not yes:
+        if not sys.stdin.isatty():
+            raise UsageError("omni runs --prune asks before it deletes; without a terminal, pass --yes")
+        if input("Delete them? [y/N] ").strip().lower() not in ("y", "yes"):
+            print("nothing was deleted")
+            return 1
+    for _, branch, worktree in found:
+        if worktree:
+            hostgit.run(["worktree", "remove", "--force", str(worktree)], root, check=False)
+        if branch:
+            hostgit.run(["branch", "--quiet", "-D", branch], root, check=False)
+    hostgit.run(["worktree", "prune"], root, check=False)
+    print(f"pruned {len(found)} run(s)")
+    return 0
+
+
+def show(folder: Path) -> int:
+    from omni.run.ui import ConsoleUI
+
+    ui = ConsoleUI()
+    for line in (folder / "events.jsonl").read_text().splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue  # a line cut by a crash
+        kind = event.pop("kind")
+        event.pop("type", None)
+        ui.emit(kind, **event)
+    if not (folder / "summary.json").exists():
+        ui.print("(the run ended without a summary: it was killed or crashed)", "yellow")
+    return 0
+
+
+def _already_applied(root: Path, patch: str) -> bool:
+    """Whether the user's tree already holds the run's changes: the patch taken back would apply cleanly."""
+    check = hostgit.run(["apply", "--check", "-R", "--binary", "-"], root, input=patch.encode(), check=False)
+    return check.returncode == 0
+
+
+def apply_or_undo(command: str, root: Path, folder: Path) -> int:
+    patch_path = folder / "diff.patch"
+    patch = patch_path.read_text() if patch_path.exists() else ""
+    if command == "diff":
+        sys.stdout.write(patch or "(no changes)\n")
+        return 0
+    if not patch.strip():
+        print(f"run {folder.name} changed nothing; nothing to {command}")
+        return 1
+    s = summary(folder)
+    files = [f["path"] for f in s.get("changed_files", [])]
+    if command == "apply":
+        if _already_applied(root, patch):
+            _mark(folder, True, "applied")
+            print(f"already applied: your working tree has the changes of run {folder.name}")
+            return 0
+        steering = trust.steering_files(files)
+        if steering:
+            print(f"note: this diff changes {', '.join(steering)}, which later runs or your tools read as "
+                  "instructions or config", file=sys.stderr)
+        result = apply_to_user_tree(root, s.get("seed", ""), patch, files, patch_path=str(patch_path))
+    else:  # undo: the files must still be exactly as the run left them
+        tip = hostgit.text(["rev-parse", "--verify", "--quiet", s.get("branch") or "-"], root, check=False).strip()
+        if not tip:
+            raise UsageError(f"the run's branch {s.get('branch') or ''} is gone; undo by hand: "
+                             f"git apply -R {patch_path}")
+        result = apply_to_user_tree(root, tip, patch, files, reverse=True, patch_path=str(patch_path))
+    if result.applied:
+        _mark(folder, command == "apply", f"{command} with `omni {command}`")
+    print(result.message)
+    return 0 if result.applied else 1
