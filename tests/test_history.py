@@ -82,3 +82,25 @@ def test_no_runs_yet_and_an_unknown_run_are_clear(calc_repo):
     nothing = run_omni(calc_repo, "show")
     assert nothing.code == 2 and "no runs in this repository yet" in nothing.stderr
     assert run_omni(calc_repo, "runs").stdout.strip() == "no runs yet"
+
+
+def test_last_continues_the_last_run_with_its_steps_outcome_and_diff(calc_repo, fake):
+    fake.add(PLAN, FIX, FINISH, PLAN, FINISH, FINISH)
+    first = run_omni(calc_repo, "fix add", fake=fake, sandbox="local")  # not applied (no terminal, no --yes)
+    assert first.code == 0
+    asked = len(fake.requests)
+    second = run_omni(calc_repo, "--last", "now check mul too", fake=fake, sandbox="local")
+    step = fake.requests[asked + 1]["messages"]  # the first step's request (after the plan's)
+    context = step[0]["content"] + step[1]["content"]
+    assert "This goal continues an earlier run" in context and "Its goal: fix add" in context
+    assert "replace_in_file" in context and "-> ok" in context  # its steps, one line each
+    assert "+    return a + b" in context and "NOT applied" in context  # its diff, and that it is not in the files
+    assert "now check mul too" in context
+    assert second.code in (0, 1)
+    nothing = run_omni(calc_repo.parent, "--last", "x", fake=fake, sandbox="local")
+    assert nothing.code == 2  # not in a repository
+
+
+def test_last_without_any_run_is_a_clear_error(calc_repo, fake):
+    run = run_omni(calc_repo, "--last", "go on", fake=fake, sandbox="local")
+    assert run.code == 2 and "no runs in this repository yet" in run.stderr and fake.requests == []

@@ -19,7 +19,7 @@ from pathlib import Path
 import docker
 
 from omni import __version__
-from omni.errors import SandboxError
+from omni.errors import SandboxError, UsageError
 from omni.resources import data_dir
 
 SANDBOX_TAG = f"omni-sandbox:{__version__}"
@@ -76,6 +76,40 @@ def build_sandbox_image(client: docker.DockerClient, base_image: str, tag: str =
             (context / "omni-ca.crt").write_text("")
         _build(client, context, tag, {"BASE_IMAGE": base_image, **pip_build_args()}, "Dockerfile", emit)
     return tag
+
+
+def exists(client: docker.DockerClient, tag: str) -> bool:
+    try:
+        client.images.get(tag)
+        return True
+    except docker.errors.ImageNotFound:
+        return False
+
+
+def pull(client: docker.DockerClient, tag: str, emit: Callable[..., None]) -> bool:
+    """Pull an image from its registry; False when none is reachable (said in one line, not raised)."""
+    emit("image_build", tag=tag, line=f"pulling {tag}")
+    name, _, version = tag.partition(":")
+    try:
+        client.images.pull(name, tag=version or "latest")
+        return True
+    except docker.errors.APIError as exc:
+        emit("image_build", tag=tag, line=f"cannot pull {tag}: {(exc.explanation or str(exc)).strip()[:200]}")
+        return False
+
+
+def check_offline_base_possible(base: str, asked: bool = False) -> None:
+    """Making a base from Debian packages needs debootstrap and root: if either is missing, say the one
+    command that does it instead (exit 2). asked: the user asked for it (--offline-base)."""
+    missing = [what for what, ok in (("debootstrap", shutil.which("debootstrap")), ("root", os.geteuid() == 0))
+               if not ok]
+    if missing:
+        install = "sudo apt-get install -y debootstrap && " if "debootstrap" in missing else ""
+        raise UsageError(
+            ("" if asked else f"the sandbox image must be built, and its base {base} cannot be pulled (no registry "
+             "is reachable). ") + f"Making a base from Debian packages needs {' and '.join(missing)}. Run "
+            f'once:\n  {install}sudo "$(command -v omni)" sandbox build --offline-base\n'
+            "or use a reachable registry, or --sandbox local (no isolation)")
 
 
 def build_offline_base(emit: Callable[..., None] = lambda *a, **k: None, tag: str = OFFLINE_BASE) -> str:
@@ -150,4 +184,5 @@ def project_image(client: docker.DockerClient, root: Path, sandbox_tag: str,
         emit("env_setup", line=f"installing {len(reqs)} project dependencies into {tag}", cached=False)
         _build(client, context, tag, {"SANDBOX_IMAGE": sandbox_tag, **pip_build_args()},
                "Dockerfile.project", emit)
+    emit("env_setup", line=f"project environment {tag} is ready", cached=False)
     return tag, reqs

@@ -104,24 +104,17 @@ def unused_uid() -> int:
 
 
 def ensure_image(client, config: SandboxConfig, emit: Callable[..., None]) -> str:
-    import docker
-
-    try:
-        client.images.get(config.image)
+    """The sandbox image, built if missing. Its base comes from the registry; where none is reachable,
+    from Debian packages (debootstrap), made here. Where that cannot be done either (no debootstrap, not
+    root), a UsageError says which command installs what is missing: called before a run writes anything."""
+    if images.exists(client, config.image):
         return config.image
-    except docker.errors.ImageNotFound:
-        pass
     emit("image_build", tag=config.image, line=f"the sandbox image {config.image} is missing; building it")
-    try:
-        client.images.get(config.base_image)
-    except docker.errors.ImageNotFound:
-        if config.base_image == images.OFFLINE_BASE:
-            images.build_offline_base(emit)
-    try:
-        return images.build_sandbox_image(client, config.base_image, config.image, config.ca_bundle, emit)
-    except SandboxError as exc:
-        raise SandboxError(f"{exc}\nWithout a reachable registry, build from Debian packages instead: "
-                           f"`omni sandbox build --offline-base`") from exc
+    base = config.base_image
+    if not images.exists(client, base) and (base == images.OFFLINE_BASE or not images.pull(client, base, emit)):
+        images.check_offline_base_possible(base)
+        base = images.build_offline_base(emit)
+    return images.build_sandbox_image(client, base, config.image, config.ca_bundle, emit)
 
 
 def _environment(image: str) -> dict[str, str]:
@@ -209,7 +202,8 @@ class DockerSandbox:
             tag, _ = images.project_image(self.client, workspace, image, emit)
             return tag
         except SandboxError as exc:
-            emit("env_setup", line=f"project environment setup failed: {exc}", failed=True)
+            emit("env_setup", line=f"project environment setup failed: {exc} (every build line is in the run's "
+                 "record: omni show)", failed=True)
             return image
 
     @staticmethod

@@ -9,26 +9,31 @@ from pathlib import Path
 from omni.box.workspace import find_repo
 from omni.cli import history, specrun
 from omni.cli.parsing import SHELLS, Parser, completion
-from omni.errors import UsageError
+from omni.errors import SandboxError, UsageError
 
 
 def _sandbox(args) -> int:
-    from omni.box import images
-    from omni.box import sandbox
+    from rich.console import Console
+
+    from omni.box import images, sandbox
+    from omni.run.buildview import BuildView
 
     client = sandbox.docker_client()
     if args.action == "clean":
         removed = sandbox.remove_stale(client)
         print(f"removed {len(removed)} stale sandbox container(s)")
         return 0
-
-    def say(kind, line="", **_):
-        print(line, flush=True)
-
+    view = BuildView(Console(highlight=False))
     base = args.base_image or sandbox.SandboxConfig().base_image
-    if args.offline_base:
-        base = images.build_offline_base(say, tag=args.base_image or images.OFFLINE_BASE)
-    tag = images.build_sandbox_image(client, base, args.tag or images.SANDBOX_TAG, args.ca_bundle, say)
+    try:
+        if args.offline_base:
+            images.check_offline_base_possible(args.base_image or images.OFFLINE_BASE, asked=True)
+            base = images.build_offline_base(view, tag=args.base_image or images.OFFLINE_BASE)
+        tag = images.build_sandbox_image(client, base, args.tag or images.SANDBOX_TAG, args.ca_bundle, view)
+    except SandboxError as exc:
+        view.close(ok=False)
+        raise SandboxError(f"{exc}\nThe full build log: {view.path}" if view.path else str(exc)) from None
+    view.close(ok=True)
     print(f"built {tag}")
     return 0
 
@@ -124,6 +129,8 @@ def completion_parser() -> Parser:
     add_run_options(whole)
     whole.add_argument("-V", "--version", action="store_true", help="print the version")
     whole.add_argument("--goal-file", type=Path, help="read the goal from a file")
+    whole.add_argument("--last", action="store_true", help="continue the last run")
+    whole.add_argument("--resume", metavar="RUN", default=None, help="continue the given run")
     return whole
 
 

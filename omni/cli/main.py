@@ -37,6 +37,9 @@ def run_parser() -> argparse.ArgumentParser:
                    "none opens an interactive session")
     p.add_argument("-V", "--version", action="version", version=f"omni {__version__}")
     p.add_argument("--goal-file", type=Path, help="read the goal from a file")
+    p.add_argument("--last", action="store_true", help="continue the last run: its goal, steps, outcome and diff "
+                   "open this run's context")
+    p.add_argument("--resume", metavar="RUN", default=None, help="continue the given run (an id, a prefix, last)")
     add_run_options(p)
     return p
 
@@ -94,7 +97,13 @@ def main(argv: list[str] | None = None) -> int:
         settings, _ = settings_for(args)
         from omni.run.session import RunRequest, run_goal
 
-        code, _ = run_goal(RunRequest(goal, settings, args.repo, args.json))
+        earlier = ""
+        if args.last or args.resume:
+            from omni.cli.history import run_folder
+            from omni.run.resume import earlier_run
+
+            earlier = earlier_run(run_folder(args.repo, args.resume or "last")[1])
+        code, _ = run_goal(RunRequest(goal, settings, args.repo, args.json, earlier=earlier))
         return code
     except OmniError as exc:
         print(f"omni: {exc}", file=sys.stderr)

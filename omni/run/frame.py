@@ -20,6 +20,7 @@ class RunRequest:
     json: bool = False
     plan_only: bool = False
     history: list[str] = field(default_factory=list)  # earlier goals of an interactive session
+    earlier: str = ""  # the earlier run this one continues (--last / --resume): omni/run/resume.py
     criteria: list[str] = field(default_factory=list)  # a spec step's validation criteria
 
 

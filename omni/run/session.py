@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+from rich.console import Console
+
 from omni.box.hostgit import GitError
 from omni.box.sandbox import docker_client
 from omni.box.toolbox import Toolbox, details
@@ -38,6 +40,8 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
     models = resolve_models(s)
     # No engine: a clear message and exit 2, before any file is written. The sandbox reuses this client.
     engine = docker_client() if s.sandbox == "docker" else None
+    if engine is not None:  # a missing sandbox image is built now, or the run stops (exit 2) with what to install
+        wiring.prepare_image(engine, s, Console(file=sys.stderr if request.json else sys.stdout, highlight=False))
     # The openai package takes ~0.5 s to import: load it while the worktree and container start.
     warm = threading.Thread(target=importlib.import_module, args=("omni.model.client",), daemon=True)
     warm.start()
@@ -83,6 +87,8 @@ def _run(run: Run, models, engine, warm: threading.Thread) -> None:
     context, loaded = instructions.load(root, Path.cwd())
     if request.history:
         context += ("\n\n" if context else "") + "Earlier goals in this session:\n" + "\n".join(request.history)
+    if request.earlier:
+        context += ("\n\n" if context else "") + request.earlier
     workspace.create()
     run.sandbox = wiring.start_sandbox(s, run.run_id, workspace, Path(run.repo.common_dir).resolve(), events,
                                        engine)

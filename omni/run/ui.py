@@ -172,12 +172,14 @@ class ConsoleUI:
             self.print("  [green]validation: no new test or lint failures[/]")
 
     def on_image_build(self, line, **_):
-        self.state["action"] = "building the sandbox image"
-        self.print(f"  [dim]{escape(line[:160])}[/]")
+        self.state["action"] = f"building the sandbox image: {line[:60]}"
+        if line.startswith(("the sandbox image", "built ")):  # the rest is in the record (omni show)
+            self.print(f"  [dim]{escape(line[:160])}[/]")
 
-    def on_env_setup(self, line, failed=False, **_):
-        self.state["action"] = "setting up the project environment"
-        self.print(f"  [{'yellow' if failed else 'dim'}]{escape(line[:400])}[/]")
+    def on_env_setup(self, line, failed=False, cached=None, **_):
+        self.state["action"] = f"setting up the project environment: {line[:60]}"
+        if failed or cached is not None:  # its start, its cache hit or its failure; each build line is recorded
+            self.print(f"  [{'yellow' if failed else 'dim'}]{escape(line[:400])}[/]")
 
     def on_sandbox(self, line, **_):
         self.print(f"  [dim]{escape(line[:160])}[/]")

@@ -7,18 +7,19 @@ from pathlib import Path
 
 from omni.box.hostgit import GitError
 from omni.box.local import LocalSandbox
-from omni.box.sandbox import DockerSandbox, SandboxConfig
+from omni.box.sandbox import DockerSandbox, SandboxConfig, ensure_image
 from omni.box.toolbox import Toolbox, details
 from omni.box.workspace import Workspace, WorkspaceTooLarge
 from omni.check.briefing import failing_tests, named_code
 from omni.check.examples import GoalExamples
 from omni.check.gate import FinishGate
-from omni.errors import StopRun
+from omni.errors import SandboxError, StopRun
 from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
 from omni.loop.repair import Check, VerifiedRepair
 from omni.loop.state import UsageMeter
 from omni.prompts import Prompts
 from omni.results import Action, ToolResult
+from omni.run.buildview import BuildView
 from omni.run.steering import TerminalSteering
 from omni.settings import Settings
 
@@ -26,6 +27,17 @@ from omni.settings import Settings
 def sandbox_config(s: Settings) -> SandboxConfig:
     config = SandboxConfig(network=s.network, workspace_limit_mb=s.max_workspace_mb)
     return config.model_copy(update={k: v for k, v in (("image", s.image), ("base_image", s.base_image)) if v})
+
+
+def prepare_image(engine, s: Settings, console) -> None:
+    """Build the sandbox image if it is missing, showing one progress line; the error names the log."""
+    view = BuildView(console)
+    try:
+        ensure_image(engine, sandbox_config(s), view)
+    except SandboxError as exc:
+        view.close(ok=False)
+        raise SandboxError(f"{exc}\nThe full build log: {view.path}" if view.path else str(exc)) from None
+    view.close(ok=True)
 
 
 def start_sandbox(s: Settings, run_id: str, workspace: Workspace, git_dir: Path, events, engine):

@@ -1,0 +1,48 @@
+"""`omni --last GOAL` / `--resume RUN GOAL`: a new run that continues an earlier one. The earlier run's
+goal, plan, steps (one line each), outcome and diff, read from its record, open the new run's context,
+so the model goes on from where that run stopped. The files are the user's as they are now: the
+context says whether the earlier diff was applied."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from omni.prompts import Prompts
+
+DIFF_CHARS = 4000
+STEP_CHARS = 160
+
+
+def _steps(folder: Path) -> list[str]:
+    steps, pending = [], None
+    for line in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("kind") == "action":
+            pending = f"{event['tool']} {json.dumps(event.get('args', {}))[:100]}"
+        elif event.get("kind") == "observation" and pending:
+            said = (event.get("error") or event.get("output") or "").strip().splitlines()
+            steps.append(f"{pending} -> {'ok' if event.get('success') else 'FAILED'}: {(said or [''])[0]}"
+                         [:STEP_CHARS])
+            pending = None
+    return steps
+
+
+def earlier_run(folder: Path, prompts: Prompts | None = None) -> str:
+    """The context that carries an earlier run (its record folder) into a new one."""
+    try:
+        summary = json.loads((folder / "summary.json").read_text())
+    except (OSError, ValueError):
+        summary = {"status": "incomplete (no summary: it was killed or crashed)"}
+    patch = folder / "diff.patch"
+    diff = patch.read_text(encoding="utf-8", errors="replace") if patch.exists() else ""
+    if len(diff) > DIFF_CHARS:
+        diff = diff[:DIFF_CHARS] + f"\n[diff cut: {len(diff) - DIFF_CHARS} more characters; `omni diff` shows it]"
+    return (prompts or Prompts()).render(
+        "earlier_run", goal=summary.get("goal", "?"), status=summary.get("status", "?"),
+        message=(summary.get("message") or "")[:600], plan=[s.get("text", "") for s in summary.get("plan", [])],
+        steps=_steps(folder) if (folder / "events.jsonl").exists() else [], diff=diff.strip(),
+        applied=summary.get("applied", False))
