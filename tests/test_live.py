@@ -284,9 +284,13 @@ def test_a_closed_stdout_under_json_ends_the_run_cleanly(calc_repo, fake):
 def test_the_summary_says_how_the_tests_went(calc_repo, fake):
     fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a - b",
                                                 "new_text": "return a + b"}}
-    fake.add(PLAN, fix, FINISH)
+    cached = {"prompt_tokens": 100, "prompt_tokens_details": {"cached_tokens": 90}}
+    fake.add(PLAN, {**fix, "usage": cached}, {**FINISH, "usage": {**cached, "prompt_tokens_details": {
+        "cached_tokens": 80}}})
     run = run_omni(calc_repo, "--yes", "fix add", fake=fake, sandbox="local")
     assert run.code == 0, run.stdout
     summary = run.summary()
     assert "2 passed" in summary["tests"] and "0 failed" in summary["tests"]  # the gate ran them at the end
     assert "1 passed, 1 failed" in summary["tests_at_start"]
+    assert summary["cached_share"] == 0.85  # (90 + 80) / 200: the requests after the plan's
+    assert summary["first_action_s"] > 0 and "first action after" in run.stdout

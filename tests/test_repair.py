@@ -43,6 +43,9 @@ def test_the_third_candidate_passes_and_is_the_one_applied(calc_repo, fake, dock
     assert observation["success"] and "candidate 3 passes the check" in observation["output"]
     assert "+    return a + b" in (run.run_dir / "diff.patch").read_text()
     assert (calc_repo / "calc.py").read_text() == CALC["calc.py"]  # the user's tree: untouched until apply
+    for shown in (run.stdout, run_omni(calc_repo, "show").stdout):  # the live log, and its replay
+        assert "candidate 1 for calc.py:add: ✗ fails test_calc.py::test_add" in shown
+        assert "candidate 3 for calc.py:add: ✓ passes the check (2 line(s), 1 vote(s))" in shown
     applied = subprocess.run([sys.executable, "-m", "omni.cli", "apply", run.summary()["run_id"]], cwd=calc_repo,
                              capture_output=True, text=True)
     assert applied.returncode == 0 and "return a + b" in (calc_repo / "calc.py").read_text()

@@ -39,7 +39,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "gate": ("decision", "attempt", "reasons", "confidence", "validation"),
     "status": ("status", "message", "steps", "usage"),
     "summary": ("run_id", "goal", "status", "message", "exit_code", "steps", "usage", "wall_s", "changed_files",
-                "branch", "seed", "applied", "apply_note", "assumptions", "plan", "tests", "tests_at_start", "record"),
+                "branch", "seed", "applied", "apply_note", "assumptions", "plan", "tests", "tests_at_start",
+                "first_action_s", "cached_share", "record"),
 }
 
 

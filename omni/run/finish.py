@@ -79,7 +79,8 @@ def finish(run: Run, wall: float) -> dict:
         "steering_files": trust.steering_files([r[0] for r in rows]),
         "left_out": [p + "/" for p in workspace.left_out],
         "assumptions": outcome.assumptions if outcome else [],
-        "tests": run.tests.last, "tests_at_start": run.tests.at_start,
+        "tests": run.facts.last, "tests_at_start": run.facts.at_start,
+        "first_action_s": run.facts.first_action_s, "cached_share": run.facts.cached_share(),
         "plan": [st.model_dump() for st in outcome.plan.steps] if outcome and outcome.plan else [],
     }
     record.write("summary.json", summary)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from omni.box.workspace import Workspace
-from omni.run.record import EventBus, RunRecord, TestsSeen
+from omni.run.record import EventBus, RunRecord, RunFacts
 from omni.run.ui import ConsoleUI
 from omni.settings import Settings
 
@@ -36,7 +36,7 @@ class Run:
     events: EventBus
     ui: ConsoleUI
     interactive: bool
-    tests: TestsSeen
+    facts: RunFacts  # tests, first action, cache share: for the summary
     sandbox: object = None
     outcome: object = None
     status: str = "failed"

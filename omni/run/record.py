@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -66,13 +67,19 @@ class EventBus:
             sink.emit(kind, **stamp, **data)
 
 
-class TestsSeen:
-    """An event sink that keeps the last test result of the run, whoever ran the tests (the model's
-    run_tests, the finish gate's validation) and the baseline's, for the summary."""
+class RunFacts:
+    """An event sink that keeps what the summary reports about the run as a whole: the last test result,
+    whoever ran the tests (the model's run_tests, the gate's validation), the baseline's, the seconds to
+    the first action, and the share of prompt tokens after the first request served from the cache."""
 
     def __init__(self):
         self.last = ""
         self.at_start = ""
+        self.started = time.monotonic()
+        self.first_action_s: float | None = None
+        self.requests = 0
+        self.prompt_after_first = 0
+        self.cached_after_first = 0
 
     def emit(self, kind: str, **data: Any) -> None:
         if kind == "baseline":
@@ -81,3 +88,14 @@ class TestsSeen:
             self.last = data["tests"]
         elif kind == "observation" and data.get("tool") == "run_tests":
             self.last = (data.get("details") or {}).get("headline") or self.last
+        elif kind == "action" and self.first_action_s is None:
+            self.first_action_s = round(time.monotonic() - self.started, 1)
+        elif kind == "usage":
+            call = data.get("call") or {}
+            self.requests += 1
+            if self.requests > 1:
+                self.prompt_after_first += call.get("prompt_tokens", 0)
+                self.cached_after_first += call.get("cached_tokens", 0)
+
+    def cached_share(self) -> float:
+        return round(self.cached_after_first / self.prompt_after_first, 3) if self.prompt_after_first else 0.0

@@ -25,7 +25,7 @@ from omni.run import instructions, wiring
 from omni.run.cleanup import cleanup_after_killed_runs
 from omni.run.finish import finish
 from omni.run.frame import Run, RunRequest
-from omni.run.record import EventBus, RunRecord, TestsSeen, new_run_id
+from omni.run.record import EventBus, RunRecord, RunFacts, new_run_id
 from omni.run.steering import InterruptHandler
 from omni.run.ui import ConsoleUI, JsonLines, NoUser, TerminalAnswers
 
@@ -51,14 +51,14 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
     ensure_omni_dir(root)
     left_behind = cleanup_after_killed_runs(root)  # before this run's own record exists
     record = RunRecord(root / ".omni" / "runs" / run_id)
-    tests = TestsSeen()
-    events = EventBus(record, tests, ui, *([JsonLines()] if request.json else []))
+    facts = RunFacts()
+    events = EventBus(record, facts, ui, *([JsonLines()] if request.json else []))
     if left_behind:
         events.emit("sandbox", line=left_behind)
     if models[0].note:
         events.emit("warning", message=models[0].note)
     run = Run(request, run_id, repo, Workspace(repo, run_id, s.max_workspace_mb * 2**20), record, events, ui,
-              interactive, tests)
+              interactive, facts)
     started = time.monotonic()
     handler = InterruptHandler() if interactive else None
     try:

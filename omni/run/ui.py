@@ -123,6 +123,15 @@ class ConsoleUI:
         if hidden or truncated:
             self.print(f"    [dim]… {hidden} more lines{' (output was capped)' if truncated else ''}[/]")
 
+    def on_candidate(self, id, target, passes, applied, failing, diff_lines, votes, error="", **_):
+        if passes:
+            said = f"[green]✓ passes the check[/] ({diff_lines} line(s), {votes} vote(s))"
+        elif applied:
+            said = f"[red]✗ fails[/] {escape(', '.join(failing[:2]) or 'the examples')} ({diff_lines} line(s))"
+        else:
+            said = f"[red]✗ not applied[/]: {escape(error[:100])}"
+        self.print(f"  candidate {id} for {escape(target)}: {said}")
+
     def on_correction(self, failure, detail="", **_):
         self.print(f"  [yellow]↻ recovering from: {failure.replace('_', ' ')}"
                    f"{': ' + escape(detail[:100]) if detail else ''}[/]")
@@ -190,7 +199,7 @@ class ConsoleUI:
         self.print(f"\n[{style}]{status}[/] after {steps} steps: {escape(message[:500])}")
 
     def on_summary(self, run_id, status, steps, usage, wall_s, changed_files, applied, apply_note, branch,
-                   record, tests=None, assumptions=(), **_):
+                   record, tests=None, assumptions=(), first_action_s=None, cached_share=0.0, **_):
         self.close()
         tokens = f"{usage.get('prompt_tokens', 0):,}+{usage.get('completion_tokens', 0):,} tokens"
         self.print(f"\n[bold]Run {run_id}[/]: {status}; {steps} steps, {tokens}, ${usage.get('cost', 0):.4f}, "
@@ -199,6 +208,9 @@ class ConsoleUI:
             self.print(f"  {row['path']}  [green]+{row['added']}[/] [red]-{row['removed']}[/]")
         if tests:
             self.print(f"  tests: {tests}")
+        if first_action_s is not None:
+            self.print(f"  [dim]first action after {first_action_s:.0f}s; {cached_share:.0%} of prompt tokens "
+                       "after the first request came from the server's cache[/]")
         for question in assumptions:
             self.print(f"  [yellow]assumed an answer to:[/] {escape(question)}")
         if applied:
