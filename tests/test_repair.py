@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import CALC, own_sandbox, run_omni
+from conftest import CALC, make_repo, own_sandbox, run_omni
 
 
 pytestmark = pytest.mark.docker
@@ -49,6 +49,22 @@ def test_the_third_candidate_passes_and_is_the_one_applied(calc_repo, fake, dock
     applied = subprocess.run([sys.executable, "-m", "omni.cli", "apply", run.summary()["run_id"]], cwd=calc_repo,
                              capture_output=True, text=True)
     assert applied.returncode == 0 and "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_a_candidate_that_breaks_the_modules_other_tests_ranks_below_one_that_does_not(tmp_path, fake, docker_engine):
+    repo = make_repo(tmp_path / "repo", {**CALC, "tests/test_more.py": "from calc import add\n\n\n"
+                                         "def test_add_zero():\n    assert add(5, 0) == 5\n"})
+    breaks = "```python\ndef add(a, b):\n    return 4\n```"  # passes the check (2 + 2), breaks add(5, 0)
+    fake.add(PLAN, PROPOSE, {"choices": [breaks, RIGHT]}, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    first, second = candidates(run)
+    assert first["passes"] and first["breaks"] == ["tests/test_more.py::test_add_zero"]
+    assert second["passes"] and second["breaks"] == []
+    assert "candidate 1 for calc.py:add: ✗ passes the check but breaks tests/test_more.py::test_add_zero" in run.stdout
+    observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
+    assert "candidate 2 passes the check" in observation["output"]
+    assert "return a + b" in (repo / "calc.py").read_text()
 
 
 def test_a_server_that_ignores_n_gets_the_rest_one_by_one(calc_repo, fake, docker_engine):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -15,7 +16,8 @@ import python_tools
 from context import Context, result
 from workspace import ToolError, read_text, resolve
 
-SCRATCH_SKIP = shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache", ".mypy_cache", "node_modules")
+SKIP_DIRS = (".git", "__pycache__", ".pytest_cache", ".mypy_cache", "node_modules", ".omni", ".venv", "venv")
+SCRATCH_SKIP = shutil.ignore_patterns(*SKIP_DIRS[:5])
 
 
 def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests: list[str] | None = None,
@@ -34,19 +36,56 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
             raise ToolError(f"could not make a scratch copy of the workspace: {exc}") from exc
         box = Context(root=scratch, cancelled=ctx.cancelled, project_python=ctx.project_python,
                       test_command=ctx.test_command, base_rev=ctx.base_rev)
-        outcomes = [_try(box, path, symbol, code, tests or [], examples or [], timeout, original)
+        beside = [] if ctx.test_command else [t for t in module_tests(scratch, path)
+                                              if not any(x.split("::")[0] == t for x in tests or [])]
+        before = set(_failing(box, beside, timeout)) if beside else set()
+        outcomes = [_try(box, path, symbol, code, tests or [], examples or [], timeout, original, beside, before)
                     for code in candidates]
-    passing = sum(o["passes"] for o in outcomes)
+    passing = sum(o["passes"] and not o["breaks"] for o in outcomes)
     lines = [f"candidate {n + 1}: {_said(o)}" for n, o in enumerate(outcomes)]
-    return result(True, f"{passing} of {len(outcomes)} candidate(s) pass the check\n" + "\n".join(lines),
-                  outcomes=outcomes)
+    return result(True, f"{passing} of {len(outcomes)} candidate(s) pass the check without breaking "
+                  f"{', '.join(beside) or 'other tests'}\n" + "\n".join(lines), outcomes=outcomes,
+                  module_tests=beside)
+
+
+def module_tests(root: Path, path: str, limit: int = 5) -> list[str]:
+    """The test files of the module at `path`: those that import it, or are named after it."""
+    dotted = Path(path).with_suffix("").as_posix().replace("/", ".").removeprefix("src.")
+    name = dotted.rsplit(".", 1)[-1]
+    package = dotted.rsplit(".", 1)[0] if "." in dotted else ""
+    imports = re.compile(rf"^\s*(?:import {re.escape(dotted)}\b|from {re.escape(dotted)} import|"
+                         + (rf"from {re.escape(package)} import .*\b{re.escape(name)}\b" if package else r"(?!)")
+                         + ")", re.MULTILINE)
+    found = []
+    for file in sorted(root.rglob("*.py")):
+        rel = file.relative_to(root).as_posix()
+        if any(part in SKIP_DIRS for part in file.relative_to(root).parts) or rel == path:
+            continue
+        if not (file.name.startswith("test_") or file.name.endswith("_test.py")):
+            continue
+        try:
+            text = read_text(file, rel)
+        except ToolError:  # not text
+            continue
+        if file.name in (f"test_{name}.py", f"{name}_test.py") or imports.search(text):
+            found.append(rel)
+        if len(found) == limit:
+            break
+    return found
+
+
+def _failing(box: Context, files: list[str], timeout: int) -> list[str]:
+    ran = checks.run_tests(box, files, timeout)
+    if ran["details"].get("summary") is None:
+        return ["(the module's tests did not run)"]
+    return list(ran["details"].get("failing", []))
 
 
 def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], examples: list[dict],
-         timeout: int, original: str) -> dict:
+         timeout: int, original: str, beside: list[str], before: set[str]) -> dict:
     target = box.root / path
     outcome = {"applied": False, "error": "", "passes": False, "failing": [], "tests_ran": False,
-               "examples_hold": None, "diff_lines": 0, "shape": _shape(code)}
+               "examples_hold": None, "diff_lines": 0, "shape": _shape(code), "breaks": []}
     try:
         edit = python_tools.replace_symbol(box, path, symbol, code)
     except ToolError as exc:
@@ -70,6 +109,8 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
             outcome["examples_hold"] = bool(results) and all(r["holds"] for r in results)
         outcome["passes"] = (not tests or (outcome["tests_ran"] and not outcome["failing"])) and \
             (not examples or outcome["examples_hold"] is True)
+        if outcome["passes"] and beside:  # only a candidate that passes is worth the module's tests
+            outcome["breaks"] = sorted(set(_failing(box, beside, timeout)) - before)
     finally:
         target.write_text(original, encoding="utf-8", errors="surrogateescape")  # the next candidate starts clean
     return outcome
@@ -92,6 +133,8 @@ def _said(outcome: dict) -> str:
     if not outcome["applied"]:
         return f"refused: {outcome['error']}"
     parts = ["passes" if outcome["passes"] else "fails"]
+    if outcome["breaks"]:
+        parts.append("but breaks: " + ", ".join(outcome["breaks"][:3]))
     if outcome["failing"]:
         parts.append("failing: " + ", ".join(outcome["failing"][:3]))
     if outcome["examples_hold"] is not None:

@@ -277,10 +277,12 @@ class CandidateOutcome(BaseModel):
     examples_hold: bool | None = None
     diff_lines: int = 0
     shape: str = ""  # the code without formatting: equal shapes are the same fix
+    breaks: list[str] = Field(default_factory=list)  # tests of the touched module that passed before, not now
 
 
 class RepairDetails(Details):
     outcomes: list[CandidateOutcome] = Field(default_factory=list)
+    module_tests: list[str] = Field(default_factory=list)  # the touched module's test files, run beside the check
 
 
 class try_fixes(Spec):

@@ -84,9 +84,10 @@ class VerifiedRepair:
                              passes=bool(outcome and outcome.passes), failing=outcome.failing if outcome else [],
                              diff_lines=outcome.diff_lines if outcome else 0,
                              votes=votes.get(outcome.shape, 0) if outcome else 0,
+                             breaks=outcome.breaks if outcome else [],
                              error=(outcome.error if outcome else "no code block in the reply"), code=code)
-        ranked = sorted((r for r in rows if r[2] and r[2].applied),
-                        key=lambda r: (not r[2].passes, len(r[2].failing), -votes[r[2].shape], r[2].diff_lines))
+        ranked = sorted((r for r in rows if r[2] and r[2].applied), key=lambda r: (
+            not r[2].passes, len(r[2].breaks), len(r[2].failing), -votes[r[2].shape], r[2].diff_lines))
         return self._decide(path, symbol, ranked, votes, len(codes))
 
     def _decide(self, path: str, symbol: str, ranked: list, votes: dict, asked: int) -> ToolResult:
@@ -95,6 +96,10 @@ class VerifiedRepair:
                                    "applied (no code, or a syntax error). Edit the code yourself.")
         n, code, outcome = ranked[0]
         said = f"{asked} candidate rewrites of {symbol} tried in a scratch copy"
+        if outcome.passes and outcome.breaks:
+            return ToolResult.fail("tests_failed", f"{said}; the best (candidate {n}) passes the check but breaks "
+                                   f"tests that passed before: {', '.join(outcome.breaks[:3])}. Its code:\n```python"
+                                   f"\n{code}\n```\nKeep what it fixes, and edit the code so those pass too.")
         if not outcome.passes:
             what = ", ".join(outcome.failing[:3]) or "the goal's examples do not hold"
             return ToolResult.fail("tests_failed", f"{said}; none passes the check. The best (candidate {n}) still "

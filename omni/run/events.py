@@ -28,7 +28,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "warning": ("message",),
     "structured_output": ("supported", "base_url"),
     "candidate": ("id", "target", "asked", "parsed", "applied", "passes", "failing", "diff_lines", "votes", "error",
-                  "code"),
+                  "code", "breaks"),
     "image_build": ("tag", "line"),
     "env_setup": ("line",),
     "sandbox": ("line",),

@@ -123,8 +123,10 @@ class ConsoleUI:
         if hidden or truncated:
             self.print(f"    [dim]… {hidden} more lines{' (output was capped)' if truncated else ''}[/]")
 
-    def on_candidate(self, id, target, passes, applied, failing, diff_lines, votes, error="", **_):
-        if passes:
+    def on_candidate(self, id, target, passes, applied, failing, diff_lines, votes, error="", breaks=(), **_):
+        if passes and breaks:
+            said = f"[red]✗ passes the check but breaks[/] {escape(', '.join(breaks[:2]))}"
+        elif passes:
             said = f"[green]✓ passes the check[/] ({diff_lines} line(s), {votes} vote(s))"
         elif applied:
             said = f"[red]✗ fails[/] {escape(', '.join(failing[:2]) or 'the examples')} ({diff_lines} line(s))"
