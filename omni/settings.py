@@ -47,6 +47,9 @@ class Settings(BaseModel):
         "model", "cap on tokens per reply; small local models: ~1024"))
     samples: int = Field(4, ge=1, le=16, json_schema_extra=_flag(
         "model", "candidate rewrites verified repair samples and tries against the check (1: off)"))
+    reproduce: bool = Field(True, json_schema_extra=_flag(
+        "model", "with no failing test and no example in the goal, skip the reproduction test the model writes "
+        "first", off="--no-reproduce"))
     max_steps: int = Field(40, ge=1, json_schema_extra=_flag("limits", "tool calls before stopping"))
     max_cost: float | None = Field(None, gt=0, json_schema_extra=_flag("limits", "USD before stopping"))
     timeout: float | None = Field(None, gt=0, json_schema_extra=_flag("limits", "wall-clock seconds before stopping"))

@@ -128,13 +128,14 @@ class OmniRun:
 
 def run_omni(cwd: Path, *args: str, fake: FakeOpenAI | None = None, sandbox: str = "docker",
              tool_mode: str = "native", timeout: float = 180, input: str | None = None, env=None,
-             review: bool = False) -> OmniRun:
-    """The CLI as a subprocess. With a fake server, the reviewer call is off unless a test is about it
-    (it would take a scripted turn); validation against the baseline runs either way."""
+             review: bool = False, reproduce: bool = False) -> OmniRun:
+    """The CLI as a subprocess. With a fake server, the reviewer call and the reproduction test are off
+    unless a test is about them (each would take a scripted turn); validation against the baseline and
+    the check event run either way."""
     argv = [sys.executable, "-m", "omni.cli"]
     if fake is not None:
         argv += ["--base-url", fake.base_url, "--model", "fake-model", "--tool-mode", tool_mode,
-                 "--sandbox", sandbox, *([] if review else ["--no-review"])]
+                 "--sandbox", sandbox, *([] if review else ["--no-review"]), *([] if reproduce else ["--no-reproduce"])]
     proc = subprocess.run(argv + list(args), cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           input=input, env=env or clean_env())
     return OmniRun(proc, cwd)

@@ -18,7 +18,7 @@ FINISH = {"tool": "finish", "args": {"summary": "done"}}
 
 
 def spawn(repo, fake, *args, sandbox="local"):
-    argv = ["-m", "omni.cli", "--no-review", "--base-url", fake.base_url,
+    argv = ["-m", "omni.cli", "--no-review", "--no-reproduce", "--base-url", fake.base_url,
             "--model", "fake-model", "--tool-mode", "native",
             "--sandbox", sandbox, *args]
     env = clean_env(COLUMNS="160", LINES="50", TERM="xterm")
@@ -62,7 +62,8 @@ def test_the_pause_prompt_edits_with_arrow_keys_and_keeps_a_history(calc_repo, f
     fake.add(PLAN, {"tool": "shell", "args": {"command": "sleep 60", "timeout": 120}},
              {"tool": "read_file", "args": {"path": "calc.py"}}, FINISH, FINISH)
     env = clean_env(COLUMNS="160", LINES="50", TERM="xterm", XDG_DATA_HOME=str(tmp_path / "data"))
-    child = pexpect.spawn(sys.executable, ["-m", "omni.cli", "--no-review", "--base-url", fake.base_url, "--model",
+    child = pexpect.spawn(sys.executable, ["-m", "omni.cli", "--no-review", "--no-reproduce", "--base-url",
+                                           fake.base_url, "--model",
                                            "m", "--tool-mode", "native", "--sandbox", "local", "look"],
                           cwd=str(calc_repo), env=env, encoding="utf-8", timeout=60, dimensions=(50, 160))
     child.expect("sleep 60")
@@ -227,7 +228,8 @@ def test_show_replays_and_undo_restores(calc_repo, fake):
 def test_interactive_session_takes_goals_one_after_another(calc_repo, fake):
     fake.add(PLAN, FINISH, FINISH, PLAN)
     env = clean_env(COLUMNS="160", TERM="xterm")
-    child = pexpect.spawn(sys.executable, ["-m", "omni.cli", "--no-review", "--base-url", fake.base_url, "--model", "m",
+    child = pexpect.spawn(sys.executable, ["-m", "omni.cli", "--no-review", "--no-reproduce", "--base-url",
+                                           fake.base_url, "--model", "m",
                                            "--tool-mode", "native", "--sandbox", "local"],
                           cwd=str(calc_repo), env=env, encoding="utf-8", timeout=60, dimensions=(50, 160))
     child.expect("omni>")
@@ -268,7 +270,8 @@ def test_sigterm_saves_the_record_and_removes_the_sandbox(calc_repo, fake, docke
 def test_a_closed_stdout_under_json_ends_the_run_cleanly(calc_repo, fake):
     reads = [{"tool": "read_file", "args": {"path": "calc.py"}}] * 8
     fake.add(PLAN, *reads, FINISH, FINISH)
-    command = (f"{sys.executable} -m omni.cli --no-review --base-url {fake.base_url} --model m --tool-mode native "
+    command = (f"{sys.executable} -m omni.cli --no-review --no-reproduce --base-url {fake.base_url} --model m "
+               "--tool-mode native "
                "--sandbox local --yes --json look | head -1")
     done = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=calc_repo, capture_output=True, text=True,
                           env=clean_env(), timeout=120)

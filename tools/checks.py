@@ -108,7 +108,12 @@ def lint(ctx: Context, paths: list[str] | None = None) -> dict:
 def _test_id(root, classname: str, name: str) -> str:
     """pytest's id of a junit test case: the longest dotted prefix of classname that is a file under root
     is the module, the rest its classes (tests.test_idna.IDNATests -> tests/test_idna.py::IDNATests)."""
-    parts = classname.split(".") if classname else []
+    parts: list[str] = []
+    for piece in classname.split(".") if classname else []:  # a dot folder (.omni) leaves an empty piece
+        if parts and parts[-1] == "":
+            parts[-1] = "." + piece
+        else:
+            parts.append(piece)
     for cut in range(len(parts), 0, -1):
         module = "/".join(parts[:cut]) + ".py"
         if (root / module).is_file():

@@ -33,6 +33,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "env_setup": ("line",),
     "sandbox": ("line",),
     "baseline": ("tests", "failing", "lint_problems"),
+    "check": ("source", "tests", "result"),
     "briefing": ("text", "lines"),
     "validation": ("new_failures", "tests", "lint"),
     "review": ("verdict", "confidence", "reasons"),

@@ -123,6 +123,11 @@ class ConsoleUI:
         if hidden or truncated:
             self.print(f"    [dim]… {hidden} more lines{' (output was capped)' if truncated else ''}[/]")
 
+    def on_check(self, source, tests, result, **_):
+        mark = "[red]✗[/]" if source == "none" else "[green]✓[/]"
+        self.print(f"  {mark} check: {escape(source)}: {escape(result)}"
+                   f"{' (' + escape(', '.join(tests[:3])) + ')' if tests else ''}")
+
     def on_candidate(self, id, target, passes, applied, failing, diff_lines, votes, error="", breaks=(), **_):
         if passes and breaks:
             said = f"[red]✗ passes the check but breaks[/] {escape(', '.join(breaks[:2]))}"

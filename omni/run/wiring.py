@@ -3,6 +3,7 @@ session steps into the loop (checkpoints, the goal's examples, Ctrl-C, the finis
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from omni.box.hostgit import GitError
@@ -13,6 +14,8 @@ from omni.box.workspace import Workspace, WorkspaceTooLarge
 from omni.check.briefing import failing_tests, named_code
 from omni.check.examples import GoalExamples
 from omni.check.gate import FinishGate
+from omni.check.reproduction import PATH as REPRODUCTION_PATH
+from omni.check.reproduction import Reproduction
 from omni.errors import SandboxError, StopRun
 from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
 from omni.loop.repair import Check, VerifiedRepair
@@ -136,18 +139,34 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     code = "\n\n".join(p for p in (examples.start(sandbox), named_code(sandbox, request.goal, files)) if p)
     if not request.plan_only:
         gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
+    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, request.goal)
     repair = None
     if s.samples > 1:
         repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, samples=s.samples, check=lambda: Check(
-            sorted(gate.base_tests.failing), [vars(e) for e in examples.examples]))
-    task = Task(request.goal, system, files, context=context, code=code,
-                briefing=lambda: failing_tests(sorted(gate.base_tests.failing), gate.base_tests.report))
+            sorted(gate.base_tests.failing) + reproduction.tests, [vars(e) for e in examples.examples]))
+    task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
+        failing_tests(sorted(gate.base_tests.failing), gate.base_tests.report), reproduced(reproduction.tests)) if p))
     steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox)) if interactive else None
     after = [repair_rung(repair)] if repair else []
     after += [examples_hook(examples, sandbox, parts.toolbox), checkpoint_hook(workspace, events)]
-    hooks = Hooks(gate=gate, steering=steering, ready=gate.wait_baseline, after_action=after, repair=repair)
+
+    def ready() -> None:  # after the plan, before the first step: the baseline, then the run's check
+        gate.wait_baseline()
+        if s.reproduce or gate.base_tests.failing or examples.examples:
+            reproduction.establish(sorted(gate.base_tests.failing), len(examples.examples), agent.conversation.messages)
+
+    hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, repair=repair)
     config = AgentConfig(max_steps=s.max_steps, max_cost=s.max_cost, timeout=s.timeout)
-    return Agent(task, parts, hooks, config, meter)
+    agent = Agent(task, parts, hooks, config, meter)
+    return agent
+
+
+def reproduced(tests: list[str]) -> str:
+    if not tests:
+        return ""
+    return (f"omni had a test written that shows the problem, and it fails on the starting code: {', '.join(tests)} "
+            f"(in {REPRODUCTION_PATH}; leave it as it is). Make it pass. To run it: run_tests with "
+            f"selection={json.dumps([REPRODUCTION_PATH])}")
 
 
 def system_prompt(prompts: Prompts, sandbox, workspace: Workspace, tool_mode: str, toolbox: Toolbox,

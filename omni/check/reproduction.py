@@ -1,0 +1,85 @@
+"""The run's check, settled before the first edit: the goal's examples and the tests that fail at the start,
+and where there are neither (a goal that only describes a symptom), a short reproduction test the model
+writes and omni confirms fails on the starting code. Re-asked, with what went wrong, within a small budget.
+
+The reproduction test lives in the workspace's .omni/check/ folder: pytest runs it when named, the full
+suite does not collect it (a dot folder), and it never enters the run's diff."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field, ValidationError
+
+from omni.box.toolbox import details
+from omni.loop.state import UsageMeter
+from omni.model.textmode import code_of, json_object
+from omni.prompts import Prompts
+from omni.protocols import Events, Model, Sandbox
+
+PATH = ".omni/check/test_reproduce.py"
+
+
+class ReproductionTest(BaseModel):
+    test_code: str = Field(description="a complete pytest file: imports, then one or two short test functions")
+
+
+@dataclass
+class Established:
+    source: str  # "goal examples", "tests failing at the start", "reproduction test", or "none"
+    tests: list[str] = field(default_factory=list)
+    result: str = ""
+
+
+class Reproduction:
+    def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter: UsageMeter,
+                 goal: str, attempts: int = 2):
+        self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
+        self.goal, self.attempts = goal, attempts
+        self.tests: list[str] = []
+
+    def establish(self, failing: list[str], examples: int, messages: Callable[[str], list[dict]]) -> Established:
+        """Settle the check once, say it in the record and the live log, and return it."""
+        if examples or failing:
+            found = Established("goal examples" if examples else "tests failing at the start", failing,
+                                f"{examples} example(s) to hold" if examples else f"{len(failing)} test(s) fail")
+        else:
+            found = self._reproduce(messages)
+        self.events.emit("check", source=found.source, tests=found.tests, result=found.result)
+        return found
+
+    def _reproduce(self, messages: Callable[[str], list[dict]]) -> Established:
+        feedback = ""
+        for attempt in range(1, self.attempts + 1):
+            prompt = self.prompts.render("reproduce", goal=self.goal, path=PATH, feedback=feedback)
+            reply = self.model.text(messages(prompt), schema=ReproductionTest)
+            self.meter.count(reply.usage, "reproduction")
+            code = _test_code(reply.text)
+            if not code:
+                feedback = "Your reply held no test file. Answer with the JSON object and the complete file."
+                continue
+            written = self.sandbox.run_tool("create_file", {"path": PATH, "content": code, "overwrite": True}, 60)
+            if not written.success:
+                feedback = f"The file could not be written: {written.error[:300]}"
+                continue
+            ran = self.sandbox.run_tool("run_tests", {"selection": [PATH], "timeout": 120}, 150)
+            found = details("run_tests", ran)
+            counts = found.summary
+            if counts is not None and counts.failed and not counts.errors:
+                self.tests = list(found.failing)
+                return Established("reproduction test", self.tests,
+                                   f"fails on the starting code as it should ({found.headline}; try {attempt})")
+            feedback = ("It passed on the starting code, so it does not show the problem: test the behaviour the "
+                        "goal says is wrong." if counts is not None and not counts.failed and not counts.errors
+                        else "It did not run cleanly (an error, not a failed assertion):\n"
+                        + (ran.output or ran.error)[-800:])
+        self.sandbox.run_tool("delete_file", {"path": PATH}, 30)
+        return Established("none", [], f"no reproduction test failed on the starting code in {self.attempts} tries")
+
+
+def _test_code(text: str) -> str:
+    try:
+        return ReproductionTest.model_validate(json_object(text)).test_code.strip()
+    except (ValueError, ValidationError):
+        return code_of(text)

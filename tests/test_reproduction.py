@@ -1,0 +1,66 @@
+"""The run's check before the first edit, with the scripted model and a real sandbox: for a goal that only
+describes a symptom, the model writes a reproduction test, omni confirms it fails on the starting code
+(asking again, with what went wrong, when it does not), and the check is in the record and the live log."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import make_repo, run_omni
+
+pytestmark = pytest.mark.docker
+
+FILES = {"calc.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+         "test_calc.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"}
+PLAN = {"text": "1. Fix add\n2. Finish"}
+GOAL = "adding two numbers gives the wrong answer"
+PASSES = {"text": json.dumps({"test_code": "from calc import mul\n\n\ndef test_mul_again():\n"
+                                           "    assert mul(1, 1) == 1\n"})}
+SHOWS = {"text": json.dumps({"test_code": "from calc import add\n\n\ndef test_add_sums():\n"
+                                          "    assert add(2, 2) == 4\n"})}
+FIX = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a - b", "new_text": "return a + b"}}
+FINISH = {"tool": "finish", "args": {"summary": "add adds"}}
+
+
+def checks(run) -> list[dict]:
+    return [e for e in run.events() if e["kind"] == "check"]
+
+
+def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, docker_engine):
+    repo = make_repo(tmp_path / "repo", FILES)
+    fake.add(PLAN, PASSES, SHOWS, FIX, FINISH)
+    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (check,) = checks(run)
+    assert check["source"] == "reproduction test"
+    assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 2" in check["result"]
+    assert "✓ check: reproduction test: fails on the starting code" in run.stdout
+    second_ask = fake.requests[2]["messages"][-1]["content"]
+    assert "It passed on the starting code" in second_ask
+    step = fake.requests[3]["messages"][1]["content"]  # the goal message carries the briefing
+    assert "test_add_sums" in step and "Make it pass" in step
+    diff = (run.run_dir / "diff.patch").read_text()
+    assert "+    return a + b" in diff and ".omni" not in diff  # the reproduction test is not in the result
+    assert "return a + b" in (repo / "calc.py").read_text() and not (repo / ".omni" / "check").exists()
+
+
+def test_no_reproduction_in_two_tries_is_said_and_the_run_goes_on(tmp_path, fake, docker_engine):
+    repo = make_repo(tmp_path / "repo", FILES)
+    fake.add(PLAN, PASSES, {"text": "I am not sure how to test this."}, FIX, FINISH)
+    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (check,) = checks(run)
+    assert check["source"] == "none" and check["tests"] == [] and "in 2 tries" in check["result"]
+    assert "✗ check: none" in run.stdout
+    assert "held no test file" not in fake.requests[2]["messages"][-1]["content"]  # the first one passed
+    assert "return a + b" in (repo / "calc.py").read_text()
+
+
+def test_failing_tests_at_the_start_are_the_check_and_cost_no_request(calc_repo, fake, docker_engine):
+    fake.add(PLAN, FIX, FINISH)
+    run = run_omni(calc_repo, "--yes", "fix add", fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (check,) = checks(run)
+    assert check["source"] == "tests failing at the start" and check["tests"] == ["test_calc.py::test_add"]
+    assert len(fake.requests) == 3  # plan, edit, finish: nothing asked for a reproduction
