@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field, ValidationError
 
 from omni.box.toolbox import details
-from omni.loop.state import UsageMeter
 from omni.model.textmode import code_of, json_object
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
@@ -33,8 +32,9 @@ class Established:
 
 
 class Reproduction:
-    def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter: UsageMeter,
+    def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter,
                  goal: str, attempts: int = 2):
+        # meter: the run's usage meter (omni/loop/state.py), which counts these requests with the rest
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
         self.goal, self.attempts = goal, attempts
         self.tests: list[str] = []
