@@ -13,9 +13,10 @@ from omni.protocols import Events, Model
 def ask(model: Model, conversation: Conversation, prompt: str, toolbox: Toolbox, options: RequestOptions,
         events: Events):
     messages = conversation.messages(prompt)
-    # A small model can answer the same context with the same call however warm it samples: the tool
-    # it keeps repeating is not offered for the next step at all.
-    tools = [schema for schema in toolbox.schemas() if schema["function"]["name"] != options.withheld_tool]
+    # The tools are the same in every request, a withheld one included: on llama.cpp they are part of the
+    # prompt's start, and a list one tool short would make the server read the whole prompt again (minutes
+    # on a CPU). The step prompt says which tool is withheld, and the guard refuses a call to it.
+    tools = toolbox.schemas()
     while True:
         try:
             return model.complete(messages, tools, temperature=options.temperature)
