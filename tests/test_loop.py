@@ -224,7 +224,7 @@ def test_ask_user_without_a_terminal_never_waits(calc_repo, fake):
 def test_update_plan_and_planner_model(calc_repo, fake):
     fake.add(PLAN, {"tool": "update_plan", "args": {"steps": [
         {"text": "Read calc.py", "status": "done"}, {"text": "Fix add", "status": "in_progress"}]}}, FINISH, FINISH)
-    run = run_omni(calc_repo, "--yes", "--planner-model", "big-planner", "plan", fake=fake, sandbox="local")
+    run = run_omni(calc_repo, "--yes", "--planner-model", "big-planner", "plan it", fake=fake, sandbox="local")
     assert run.code == 0
     assert fake.requests[0]["model"] == "big-planner" and fake.requests[1]["model"] == "fake-model"
     assert "1. [x] Read calc.py\n2. [>] Fix add" in last_user_text(fake.requests[2])
