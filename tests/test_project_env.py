@@ -42,6 +42,10 @@ def test_failed_install_still_gives_a_sandbox_and_is_reported(tmp_path, fake, do
     run = run_omni(repo, "--yes", "look", fake=fake, timeout=600)
     assert run.code == 0, run.stdout + run.stderr
     setup = [e for e in run.events() if e["kind"] == "env_setup"]
+    # the project layer's build is condensed on screen (its start and end, or its cache hit); every
+    # build line is in the record
+    assert "project environment omni-project:" in run.stdout or "dependencies into omni-project:" in run.stdout
+    assert "Step 1/" not in run.stdout and "Successfully built" not in run.stdout
     assert any(e.get("failed") and "omni-no-such-package-xyz" in e["line"] for e in setup), setup
     first_step = fake.requests[1]["messages"][-1]["content"]
     assert "Installing the project's dependencies failed" in first_step
