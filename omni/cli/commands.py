@@ -9,31 +9,26 @@ from pathlib import Path
 from omni.box.workspace import find_repo
 from omni.cli import history, specrun
 from omni.cli.parsing import SHELLS, Parser, completion
-from omni.errors import SandboxError, UsageError
+from omni.errors import UsageError
 
 
 def _sandbox(args) -> int:
     from rich.console import Console
 
     from omni.box import images, sandbox
-    from omni.run.buildview import BuildView
+    from omni.run.buildview import building
 
     client = sandbox.docker_client()
     if args.action == "clean":
         removed = sandbox.remove_stale(client)
         print(f"removed {len(removed)} stale sandbox container(s)")
         return 0
-    view = BuildView(Console(highlight=False))
     base = args.base_image or sandbox.SandboxConfig().base_image
-    try:
+    with building(Console(highlight=False)) as view:
         if args.offline_base:
             images.check_offline_base_possible(args.base_image or images.OFFLINE_BASE, asked=True)
             base = images.build_offline_base(view, tag=args.base_image or images.OFFLINE_BASE)
         tag = images.build_sandbox_image(client, base, args.tag or images.SANDBOX_TAG, args.ca_bundle, view)
-    except SandboxError as exc:
-        view.close(ok=False)
-        raise SandboxError(f"{exc}\nThe full build log: {view.path}" if view.path else str(exc)) from None
-    view.close(ok=True)
     print(f"built {tag}")
     return 0
 

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+
+from omni.errors import SandboxError
 
 STAGES = (
     (re.compile(r"^Step (\d+/\d+)"), "step {0}"),  # the classic builder
@@ -72,3 +76,16 @@ class BuildView:
         took = time.monotonic() - self.started
         self.console.print(f"  built {escape(self.tag)} in {took:.0f}s" if ok else
                            f"  [red]the build failed after {took:.0f}s; the full log: {self.path}[/]")
+
+
+@contextmanager
+def building(console: Console) -> Iterator[BuildView]:
+    """A build shown by a BuildView: closed however it ends (Ctrl-C too); a failure names the full log."""
+    view, ok = BuildView(console), False
+    try:
+        yield view
+        ok = True
+    except SandboxError as exc:
+        raise SandboxError(f"{exc}\nThe full build log: {view.path}" if view.path else str(exc)) from None
+    finally:
+        view.close(ok)

@@ -16,13 +16,13 @@ from omni.check.examples import GoalExamples
 from omni.check.gate import FinishGate
 from omni.check.reproduction import PATH as REPRODUCTION_PATH
 from omni.check.reproduction import Reproduction
-from omni.errors import SandboxError, StopRun
+from omni.errors import StopRun
 from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
 from omni.loop.repair import Check, VerifiedRepair
 from omni.loop.state import UsageMeter
 from omni.prompts import Prompts
 from omni.results import Action, ToolResult
-from omni.run.buildview import BuildView
+from omni.run.buildview import building
 from omni.run.steering import TerminalSteering
 from omni.settings import Settings
 
@@ -34,13 +34,8 @@ def sandbox_config(s: Settings) -> SandboxConfig:
 
 def prepare_image(engine, s: Settings, console) -> None:
     """Build the sandbox image if it is missing, showing one progress line; the error names the log."""
-    view = BuildView(console)
-    try:
+    with building(console) as view:
         ensure_image(engine, sandbox_config(s), view)
-    except SandboxError as exc:
-        view.close(ok=False)
-        raise SandboxError(f"{exc}\nThe full build log: {view.path}" if view.path else str(exc)) from None
-    view.close(ok=True)
 
 
 def start_sandbox(s: Settings, run_id: str, workspace: Workspace, git_dir: Path, events, engine):
