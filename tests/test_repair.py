@@ -35,6 +35,8 @@ def test_the_third_candidate_passes_and_is_the_one_applied(calc_repo, fake, dock
     assert seen[0]["failing"] == ["test_calc.py::test_add"] and seen[0]["asked"] == "n"
     sampled = fake.requests[2]
     assert sampled["n"] == 3 and sampled["temperature"] == 0.8
+    # the steps' tools go along (not to be called): llama.cpp renders them at the prompt's start
+    assert sampled["tools"] == fake.requests[1]["tools"] and sampled["tool_choice"] == "none"
     # the run's cached prefix, extended: the system prompt, then the goal message with the briefing
     assert sampled["messages"][0] == fake.requests[1]["messages"][0]
     shared = os.path.commonprefix([sampled["messages"][1]["content"], fake.requests[1]["messages"][1]["content"]])

@@ -38,6 +38,9 @@ def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, doc
     assert "✓ check: reproduction test: fails on the starting code" in run.stdout
     second_ask = fake.requests[2]["messages"][-1]["content"]
     assert "It passed on the starting code" in second_ask
+    # on the steps' conversation, with the steps' tools (not to be called): one prefix for the server's cache
+    assert fake.requests[1]["tools"] == fake.requests[3]["tools"] and fake.requests[1]["tool_choice"] == "none"
+    assert fake.requests[1]["messages"][0] == fake.requests[3]["messages"][0]
     step = fake.requests[3]["messages"][1]["content"]  # the goal message carries the briefing
     assert "test_add_sums" in step and "Make it pass" in step
     diff = (run.run_dir / "diff.patch").read_text()

@@ -33,10 +33,11 @@ class Established:
 
 class Reproduction:
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter,
-                 goal: str, attempts: int = 2):
-        # meter: the run's usage meter (omni/loop/state.py), which counts these requests with the rest
+                 goal: str, attempts: int = 2, tools: list[dict] | None = None):
+        # meter: the run's usage meter (omni/loop/state.py), which counts these requests with the rest;
+        # tools: the steps' tool list, sent along so the request extends the steps' cached prefix
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
-        self.goal, self.attempts = goal, attempts
+        self.goal, self.attempts, self.tools = goal, attempts, tools
         self.tests: list[str] = []
 
     def establish(self, failing: list[str], examples: int, messages: Callable[[str], list[dict]]) -> Established:
@@ -53,7 +54,7 @@ class Reproduction:
         feedback = ""
         for attempt in range(1, self.attempts + 1):
             prompt = self.prompts.render("reproduce", goal=self.goal, path=PATH, feedback=feedback)
-            reply = self.model.text(messages(prompt), schema=ReproductionTest)
+            reply = self.model.text(messages(prompt), schema=ReproductionTest, tools=self.tools)
             self.meter.count(reply.usage, "reproduction")
             code = _test_code(reply.text)
             if not code:

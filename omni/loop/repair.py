@@ -38,9 +38,10 @@ class Check:
 
 class VerifiedRepair:
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter: UsageMeter,
-                 check: Callable[[], Check], samples: int):
+                 check: Callable[[], Check], samples: int, tools: list[dict] | None = None):
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
         self.check, self.samples = check, samples
+        self.tools = tools  # the steps' tool list: sent along so the request extends the steps' cached prefix
         self.conversation: Conversation | None = None  # the run's: candidates extend its cached prefix
 
     def propose_fixes(self, path: str, symbol: str, note: str = "") -> ToolResult:
@@ -57,7 +58,7 @@ class VerifiedRepair:
         prompt = self.prompts.render("propose", symbol=symbol, path=path, check=check.describe(), note=note,
                                      source=source)
         messages = self.conversation.messages(prompt) if self.conversation else [{"role": "user", "content": prompt}]
-        replies, how = self.model.samples(messages, self.samples, TEMPERATURE)
+        replies, how = self.model.samples(messages, self.samples, TEMPERATURE, tools=self.tools)
         for reply in replies:
             self.meter.count(reply.usage, "candidates")
         codes = [code_of(r.text) for r in replies]

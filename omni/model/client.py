@@ -144,27 +144,39 @@ class ChatModel:
                               "and leave out code that does not change")
         return reply
 
-    def text(self, messages: list[dict[str, Any]], schema: type[BaseModel] | None = None) -> Reply:
-        """A reply with no tools (planning, review). With a schema, and where the server constrains replies to
-        a JSON schema, the reply is constrained to it; the caller parses leniently either way."""
+    def text(self, messages: list[dict[str, Any]], schema: type[BaseModel] | None = None,
+             tools: list[dict[str, Any]] | None = None) -> Reply:
+        """A reply without a tool call (planning, review, a reproduction test). With a schema, and where the
+        server constrains replies to a JSON schema, the reply is constrained to it; the caller parses
+        leniently either way. tools: the steps' tool list, sent (tool_choice none) to keep the steps' prefix."""
+        keep = self._keep_prefix(tools)
         if schema is None or not self.structured():
-            return self._request(messages)
+            return self._request(messages, **keep)
         fmt = {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()}}
         try:
-            return self._request(messages, response_format=fmt)
+            return self._request(messages, response_format=fmt, **keep)
         except ModelError as exc:
             if "HTTP 400" not in str(exc) and "HTTP 422" not in str(exc):
                 raise
             self._emit("warning", message=f"the server refused the {schema.__name__} schema; asking without it")
-            return self._request(messages)
+            return self._request(messages, **keep)
 
-    def samples(self, messages: list[dict[str, Any]], k: int, temperature: float) -> tuple[list[Reply], str]:
+    def _keep_prefix(self, tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+        """In native mode the steps send their tools, which llama.cpp renders at the prompt's start: a request
+        on the steps' conversation sends them too, with tool_choice none, so the server's cache still holds
+        the whole prefix for it and for the next step."""
+        return {"tools": tools, "tool_choice": "none"} if tools and self.tool_mode == "native" else {}
+
+    def samples(self, messages: list[dict[str, Any]], k: int, temperature: float,
+                tools: list[dict[str, Any]] | None = None) -> tuple[list[Reply], str]:
         """k replies to one prompt, and how they were asked: one request with n=k where the server honours it
-        (the prompt is read once), else one request after another (the cached prefix makes each cheap)."""
+        (the prompt is read once), else one request after another (the cached prefix makes each cheap).
+        tools: as for text()."""
         replies: list[Reply] = []
+        keep = self._keep_prefix(tools)
         if k > 1 and self._n_ok is not False:
             try:
-                replies = self._request(messages, temperature=temperature, n=k)
+                replies = self._request(messages, temperature=temperature, n=k, **keep)
                 self._n_ok = len(replies) == k
             except ModelError as exc:
                 if "HTTP 400" not in str(exc) and "HTTP 422" not in str(exc):
@@ -173,7 +185,7 @@ class ChatModel:
             if self._n_ok:
                 return replies, "n"
         while len(replies) < k:
-            replies.append(self._request(messages, temperature=temperature))
+            replies.append(self._request(messages, temperature=temperature, **keep))
         return replies, "sequential"
 
     def structured(self) -> bool:
@@ -213,7 +225,8 @@ class ChatModel:
         return self.tool_mode
 
     # ---- transport ----------------------------------------------------------------------------
-    def _request(self, messages, tools=None, max_tokens=None, temperature=None, response_format=None, n=None):
+    def _request(self, messages, tools=None, max_tokens=None, temperature=None, response_format=None, n=None,
+                 tool_choice=None):
         """One reply (with n: the list of n choices, not streamed)."""
         kwargs: dict[str, Any] = {"model": self.config.model, "messages": messages}
         if n:
@@ -222,6 +235,8 @@ class ChatModel:
             kwargs["response_format"] = response_format
         if tools:
             kwargs["tools"] = tools
+        if tool_choice:
+            kwargs["tool_choice"] = tool_choice
         temperature = self.config.temperature if temperature is None else temperature
         if temperature is not None:
             kwargs["temperature"] = temperature

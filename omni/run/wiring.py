@@ -134,11 +134,13 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     code = "\n\n".join(p for p in (examples.start(sandbox), named_code(sandbox, request.goal, files)) if p)
     if not request.plan_only:
         gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
-    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, request.goal)
+    tools = parts.toolbox.schemas()  # requests on the steps' conversation send the steps' tools (a stable prefix)
+    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, request.goal, tools=tools)
     repair = None
     if s.samples > 1:
-        repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, samples=s.samples, check=lambda: Check(
-            sorted(gate.base_tests.failing) + reproduction.tests, [vars(e) for e in examples.examples]))
+        repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, samples=s.samples, tools=tools,
+                                check=lambda: Check(sorted(gate.base_tests.failing) + reproduction.tests,
+                                                    [vars(e) for e in examples.examples]))
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
         failing_tests(sorted(gate.base_tests.failing), gate.base_tests.report), reproduced(reproduction.tests)) if p))
     steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox)) if interactive else None
