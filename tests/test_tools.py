@@ -127,6 +127,16 @@ def test_read_file_ranges_pages_and_refusals(box):
         assert not result.success and message in result.error, (args, result.error)
 
 
+def test_a_module_path_without_py_reads_the_module(box):
+    # small models name files the way imports do: pkg/shapes, pkg.shapes
+    for path in ("pkg/shapes", "pkg.shapes"):
+        read = call(box, "read_file", path=path, start_line=13, end_line=14)
+        assert read.success and read.output == "13|     def area(self):\n14|         return math.pi * self.r", path
+    symbol = call(box, "read_symbol", path="pkg/shapes", symbol="Circle.area")
+    assert symbol.success and "return math.pi * self.r" in symbol.output
+    assert "does not exist" in call(box, "read_file", path="pkg/nothing").error
+
+
 def test_huge_files_get_a_clear_error_and_nothing_is_written(box):
     big = box.root / "huge.txt"
     big.write_text("x = 1\n" * 600_000)  # 3.6 MB: readable in pages, too large to edit whole

@@ -5,7 +5,8 @@ A small model, at temperature 0, answers the same context with the same call. So
 - lets a paged read_file asked again read on from where the last page ended;
 - refuses a call that failed the same way twice;
 - refuses update_plan right after update_plan (small models loop on plan edits instead of acting);
-- withholds, for one step, the tool of a refused repeat;
+- withholds, for one step, the tool of a refused repeat: the step's prompt says so and a call to it is
+  refused; the tool list stays the same (a stable prompt prefix), unless the model calls it anyway;
 - asks for warmer sampling after a refused repeat, an edit that re-sent the code as it already reads
   (until an edit lands), and a reply cut off at the token cap (mostly a loop of copied lines).
 
@@ -35,7 +36,8 @@ class SeenCall:
 @dataclass
 class RequestOptions:
     temperature: float | None  # None: the configured one
-    withheld_tool: str | None  # not offered for this request
+    withheld_tool: str | None  # not to be called in this step (the prompt says so; a call is refused)
+    drop_withheld: bool = False  # the model called it anyway: leave it out of the request's tool list
 
 
 class RepeatGuard:
@@ -46,6 +48,8 @@ class RepeatGuard:
         self.workspace_version = 0  # bumped by every call that may have changed the workspace
         self.failed_attempts: dict[str, list[str]] = defaultdict(list)  # call signature -> each failure
         self.withheld_tool: str | None = None
+        self.called_withheld = False  # this step's call was the withheld tool
+        self.drop_withheld = False  # so the next request leaves it out of the tool list
         self.refused_last_call = False
         self.edit_resent_code = False
         self.reply_cut_off = False
@@ -55,7 +59,7 @@ class RepeatGuard:
     # ---- the next request ---------------------------------------------------------------------------
     def request_options(self) -> RequestOptions:
         stuck = self.refused_last_call or self.edit_resent_code or self.reply_cut_off
-        return RequestOptions(self.unstick_temperature if stuck else None, self.withheld_tool)
+        return RequestOptions(self.unstick_temperature if stuck else None, self.withheld_tool, self.drop_withheld)
 
     def replied(self, finish_reason: str | None) -> None:
         self.reply_cut_off = finish_reason == "length"
@@ -64,7 +68,8 @@ class RepeatGuard:
     def before(self, action: Action, step: int, plan_step: str) -> Action | ToolResult:
         """The call to run (a paged read asked again reads on), or the refusal to answer with."""
         self._read_on_note = ""
-        if action.name == self.withheld_tool:  # (text mode lists every tool in the system prompt)
+        if action.name == self.withheld_tool:  # the step's prompt said not to; the tool list still has it
+            self.called_withheld = True
             return ToolResult.fail("tool_error", f"not run: {action.name} is not offered for this step, after the "
                                    "same call was repeated. Use another tool now.")
         failed = self.failed_attempts.get(action.signature(), [])
@@ -105,6 +110,10 @@ class RepeatGuard:
     def observe(self, action: Action | None, result: ToolResult) -> None:
         kind = failure_class(result) if not result.success else ""
         self.refused_last_call = kind == "repeated"
+        called_withheld, self.called_withheld = self.called_withheld, False
+        self.drop_withheld = called_withheld  # words did not stop it: one request without the tool at all
+        if called_withheld:
+            return  # still withheld for the next step
         if action is None:
             self.withheld_tool = None
             return

@@ -4,6 +4,7 @@ error names. Used before a run (the sandbox image) and by `omni sandbox build`."
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -34,7 +35,7 @@ def log_path() -> Path:
 
     folder = Path(user_cache_dir("omni", appauthor=False)) / "logs"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"build-{datetime.now():%Y%m%d-%H%M%S}.log"
+    return folder / f"build-{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}.log"
 
 
 class BuildView:
@@ -45,7 +46,8 @@ class BuildView:
         self.stage = "starting"
         self.tag = ""
         self.started = time.monotonic()
-        self.status = None
+        self.progress = None  # a rich Progress on a terminal: spinner, stage, time elapsed (ticking by itself)
+        self.task = None
 
     def __call__(self, kind: str, tag: str = "", line: str = "", **_: Any) -> None:
         if self.log is None:  # the first line of a build: open its log and the status line
@@ -54,24 +56,28 @@ class BuildView:
             self.started = time.monotonic()
             self.console.print(f"[bold]Building the sandbox image[/] (once; the full log: {self.path})")
             if self.console.is_terminal:
-                self.status = self.console.status("")
-                self.status.start()
+                from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+                self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                                         console=self.console, transient=True)
+                self.progress.start()
+                self.task = self.progress.add_task("")
         self.log.write(line + "\n")
         self.log.flush()
         self.tag = tag or self.tag
         stage = next((label.format(*m.groups()) for rx, label in STAGES if (m := rx.match(line))), None)
         if stage and stage != self.stage:
             self.stage = stage
-            if self.status is None:
+            if self.progress is None:
                 self.console.print(f"  {escape(self.tag)} · {escape(stage)} · {time.monotonic() - self.started:.0f}s")
-        if self.status is not None:
-            self.status.update(f"{escape(self.tag)} · {escape(self.stage)} · {time.monotonic() - self.started:.0f}s")
+        if self.progress is not None:
+            self.progress.update(self.task, description=f"{escape(self.tag)} · {escape(self.stage)}")
 
     def close(self, ok: bool) -> None:
         if self.log is None:
             return
-        if self.status is not None:
-            self.status.stop()
+        if self.progress is not None:
+            self.progress.stop()
         self.log.close()
         took = time.monotonic() - self.started
         self.console.print(f"  built {escape(self.tag)} in {took:.0f}s" if ok else
