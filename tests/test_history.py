@@ -5,8 +5,10 @@ no branch, and --prune removes what unapplied runs left, after asking."""
 from __future__ import annotations
 
 import json
+import sys
 
-from conftest import git, run_omni
+import pexpect
+from conftest import clean_env, git, run_omni
 
 PLAN = {"text": "1. Fix it\n2. Finish"}
 FINISH = {"tool": "finish", "args": {"summary": "done"}}
@@ -104,3 +106,19 @@ def test_last_continues_the_last_run_with_its_steps_outcome_and_diff(calc_repo, 
 def test_last_without_any_run_is_a_clear_error(calc_repo, fake):
     run = run_omni(calc_repo, "--last", "go on", fake=fake, sandbox="local")
     assert run.code == 2 and "no runs in this repository yet" in run.stderr and fake.requests == []
+
+
+def test_prune_on_a_terminal_asks_and_no_keeps_everything(calc_repo, fake):
+    fake.add(PLAN, FIX, FINISH)
+    run_omni(calc_repo, "fix add", fake=fake, sandbox="local")  # not applied
+    assert len(_branches(calc_repo)) == 1
+    for answer, left in (("n", 1), ("y", 0)):
+        child = pexpect.spawn(sys.executable, ["-m", "omni.cli", "runs", "--prune"], cwd=str(calc_repo),
+                              env=clean_env(TERM="xterm"), encoding="utf-8", timeout=60)
+        child.expect("never applied")
+        child.expect(r"Delete them\? \[y/N\]")
+        child.sendline(answer)
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == (1 if answer == "n" else 0)
+        assert len(_branches(calc_repo)) == left
