@@ -137,6 +137,20 @@ def test_a_module_path_without_py_reads_the_module(box):
     assert "does not exist" in call(box, "read_file", path="pkg/nothing").error
 
 
+def test_a_symbol_written_as_a_location_names_the_definition(box):
+    # the briefing shows locations as file:line; a small model then writes file:name
+    read = call(box, "read_symbol", path=".", symbol="pkg/shapes.py:Circle.area")
+    assert read.success and "return math.pi * self.r" in read.output
+    shapes = box.root / "pkg" / "shapes.py"
+    before = shapes.read_text()
+    new = "def area(self):\n    return math.pi * self.r ** 2\n"
+    try:
+        edit = call(box, "replace_symbol", path="pkg/shapes.py", symbol="pkg/shapes.py::Circle.area", new_source=new)
+        assert edit.success and "self.r ** 2" in shapes.read_text()
+    finally:
+        shapes.write_text(before)  # the module's other tests read the file as it was
+
+
 def test_huge_files_get_a_clear_error_and_nothing_is_written(box):
     big = box.root / "huge.txt"
     big.write_text("x = 1\n" * 600_000)  # 3.6 MB: readable in pages, too large to edit whole

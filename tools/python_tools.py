@@ -105,6 +105,9 @@ def _find_definitions(ctx: Context, symbol: str, path: str) -> list[tuple]:
 
 def _symbol_name(symbol: str) -> str:
     symbol = symbol.strip().removesuffix("()")
+    head, colon, tail = symbol.rpartition(":")
+    if colon and head.rstrip(":").endswith(".py"):  # parse.py:int_convert, as locations read: the name is the tail
+        symbol = tail.strip()
     if not symbol.replace(".", "").replace("_", "").isalnum():
         raise ToolError(f"{symbol!r} is not a Python name; give a name such as 'parse' or 'Parser.parse'")
     return symbol
@@ -239,6 +242,7 @@ def _file_defining(ctx: Context, path: str, symbol: str) -> str:
 
 
 def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: str) -> dict:
+    symbol = _symbol_name(symbol)
     path = _file_defining(ctx, path, symbol)
     file, text = _python_file(ctx, path)
     module = _parse(text, path)
