@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import os
 import re
 import shutil
 import tempfile
@@ -16,8 +17,9 @@ import python_tools
 from context import Context, result
 from workspace import ToolError, read_text, resolve
 
-SKIP_DIRS = (".git", "__pycache__", ".pytest_cache", ".mypy_cache", "node_modules", ".omni", ".venv", "venv")
-SCRATCH_SKIP = shutil.ignore_patterns(*SKIP_DIRS[:5])
+NOT_COPIED = (".git", "__pycache__", ".pytest_cache", ".mypy_cache", "node_modules")  # .omni/check is: the check
+SCRATCH_SKIP = shutil.ignore_patterns(*NOT_COPIED)
+NOT_SEARCHED = {*NOT_COPIED, ".omni", ".venv", "venv"}  # for the module's own test files
 
 
 def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests: list[str] | None = None,
@@ -57,20 +59,20 @@ def module_tests(root: Path, path: str, limit: int = 5) -> list[str]:
                          + (rf"from {re.escape(package)} import .*\b{re.escape(name)}\b" if package else r"(?!)")
                          + ")", re.MULTILINE)
     found = []
-    for file in sorted(root.rglob("*.py")):
-        rel = file.relative_to(root).as_posix()
-        if any(part in SKIP_DIRS for part in file.relative_to(root).parts) or rel == path:
-            continue
-        if not (file.name.startswith("test_") or file.name.endswith("_test.py")):
-            continue
-        try:
-            text = read_text(file, rel)
-        except ToolError:  # not text
-            continue
-        if file.name in (f"test_{name}.py", f"{name}_test.py") or imports.search(text):
-            found.append(rel)
-        if len(found) == limit:
-            break
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in NOT_SEARCHED)  # a virtualenv is never walked
+        for file_name in sorted(f for f in files if f.endswith(".py")):
+            rel = (Path(folder) / file_name).relative_to(root).as_posix()
+            if rel == path or not (file_name.startswith("test_") or file_name.endswith("_test.py")):
+                continue
+            try:
+                text = read_text(Path(folder) / file_name, rel)
+            except ToolError:  # not text
+                continue
+            if file_name in (f"test_{name}.py", f"{name}_test.py") or imports.search(text):
+                found.append(rel)
+            if len(found) == limit:
+                return found
     return found
 
 

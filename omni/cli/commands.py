@@ -61,7 +61,7 @@ def _config(args) -> int:
     except UsageError as exc:
         print(f"{'endpoint':<16} = {'null':<36} # {str(exc).splitlines()[0]}")
         return 0
-    key = "***" if found.key_from.startswith(("--api-key", "OPENAI", "OPENROUTER")) else found.key
+    key = found.key if found.key_from.startswith("none needed") else "***"  # a real key is never printed
     print(f"{'endpoint':<16} = {json.dumps(found.url):<36} # {_from(found.url_from, sources['base_url'])}")
     print(f"{'endpoint key':<16} = {json.dumps(key):<36} # {_from(found.key_from, sources['api_key'])}")
     if found.note:
@@ -118,14 +118,12 @@ def parser() -> Parser:
 
 def completion_parser() -> Parser:
     """Every subcommand, and the run's own flags at the top level (a goal is free text)."""
-    from omni.cli.options import add_run_options
+    from omni import __version__
+    from omni.cli.options import add_goal_options, add_run_options
 
     whole = parser()
+    add_goal_options(whole, f"omni {__version__}")
     add_run_options(whole)
-    whole.add_argument("-V", "--version", action="store_true", help="print the version")
-    whole.add_argument("--goal-file", type=Path, help="read the goal from a file")
-    whole.add_argument("--last", action="store_true", help="continue the last run")
-    whole.add_argument("--resume", metavar="RUN", default=None, help="continue the given run")
     return whole
 
 

@@ -12,7 +12,8 @@ from omni import trust
 from omni.box import hostgit
 from omni.box.workspace import apply_to_user_tree, find_repo
 from omni.errors import UsageError
-from omni.run.record import RunRecord
+from omni.run.cleanup import first_goal, owner_alive
+from omni.run.record import OWNER, RunRecord, read_events
 
 LAST = "last"
 
@@ -46,14 +47,8 @@ def summary(folder: Path) -> dict:
     try:
         return json.loads((folder / "summary.json").read_text())
     except (OSError, ValueError):
-        return {"status": "running" if (folder / "owner.json").exists() else "incomplete", "goal": _goal(folder),
-                "steps": "?"}
-
-
-def _goal(folder: Path) -> str:
-    from omni.run.cleanup import first_goal
-
-    return first_goal(folder)
+        running = (folder / OWNER).exists() and owner_alive(folder)  # else killed, or from an older omni
+        return {"status": "running" if running else "incomplete", "goal": first_goal(folder), "steps": "?"}
 
 
 def _mark(folder: Path, applied: bool, note: str) -> None:
@@ -75,13 +70,11 @@ def list_runs(runs: Path) -> int:
 
 def _unapplied(root: Path, runs: Path) -> list[tuple[str, str, Path | None]]:
     """(run id, its branch if it still exists, its worktree if it still exists) of finished runs never applied."""
-    from omni.run.cleanup import owner_alive
-
     found = []
     for folder in run_folders(runs):
         s = summary(folder)
         if s.get("applied") or ("run_id" not in s and owner_alive(folder)):
-            continue  # applied, or still running
+            continue  # applied, or still running (or of an owner omni cannot tell is gone)
         branch = f"omni/{folder.name}"
         exists = hostgit.text(["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], root, check=False).strip()
         worktree = root / ".omni" / "worktrees" / folder.name
@@ -119,11 +112,7 @@ def show(folder: Path) -> int:
     from omni.run.ui import ConsoleUI
 
     ui = ConsoleUI()
-    for line in (folder / "events.jsonl").read_text().splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue  # a line cut by a crash
+    for event in read_events(folder):
         kind = event.pop("kind")
         event.pop("type", None)
         ui.emit(kind, **event)

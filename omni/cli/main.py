@@ -6,10 +6,9 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from pathlib import Path
 
 from omni import __version__
-from omni.cli.options import add_run_options, check_limits, settings_for
+from omni.cli.options import add_goal_options, add_run_options, check_limits, settings_for
 from omni.cli.parsing import Parser
 from omni.errors import EXIT_CODES, ForceQuit, OmniError, UsageError
 
@@ -35,11 +34,7 @@ def run_parser() -> argparse.ArgumentParser:
         "sandbox on an isolated copy of your repo, corrects itself, and shows you the diff.")
     p.add_argument("goal", nargs="?", help="what to do, in plain words ('-' reads it from stdin); "
                    "none opens an interactive session")
-    p.add_argument("-V", "--version", action="version", version=f"omni {__version__}")
-    p.add_argument("--goal-file", type=Path, help="read the goal from a file")
-    p.add_argument("--last", action="store_true", help="continue the last run: its goal, steps, outcome and diff "
-                   "open this run's context")
-    p.add_argument("--resume", metavar="RUN", default=None, help="continue the given run (an id, a prefix, last)")
+    add_goal_options(p, f"omni {__version__}")
     add_run_options(p)
     return p
 

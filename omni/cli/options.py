@@ -54,6 +54,16 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                                        help="JSONL events on stdout; human output on stderr")
 
 
+def add_goal_options(parser: argparse.ArgumentParser, version: str) -> None:
+    """The flags of `omni "<goal>"` itself, beside the settings: the version, where the goal comes from, and
+    which earlier run it continues. The run's parser and the completion parser both take them from here."""
+    parser.add_argument("-V", "--version", action="version", version=version)
+    parser.add_argument("--goal-file", type=Path, help="read the goal from a file")
+    parser.add_argument("--last", action="store_true", help="continue the last run: its goal, steps, outcome and "
+                        "diff open this run's context")
+    parser.add_argument("--resume", metavar="RUN", default=None, help="continue the given run (an id, a prefix, last)")
+
+
 def check_limits(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Numbers out of range get argparse's own one-line error (exit 2), before anything is read."""
     for key, field in Settings.model_fields.items():

@@ -12,7 +12,7 @@ from pathlib import Path
 from omni.box import hostgit
 from omni.box.channel import pid_alive, remove_stale_run_dirs
 from omni.box.workspace import OMNI_DIR
-from omni.run.record import OWNER, RunRecord
+from omni.run.record import OWNER, RunRecord, read_events
 
 
 def owner_alive(folder: Path) -> bool:
@@ -41,15 +41,7 @@ def close_abandoned(runs: Path) -> list[str]:
 
 
 def first_goal(folder: Path) -> str:
-    try:
-        with open(folder / "events.jsonl", encoding="utf-8") as handle:
-            for line in handle:
-                event = json.loads(line)
-                if event.get("goal"):
-                    return event["goal"]
-    except (OSError, ValueError):
-        pass
-    return "?"
+    return next((event["goal"] for event in read_events(folder) if event.get("goal")), "?")
 
 
 def remove_abandoned_worktrees(user_root: Path) -> list[str]:

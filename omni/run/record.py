@@ -9,11 +9,25 @@ import socket
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 
 def new_run_id() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S-") + os.urandom(2).hex()
+
+
+def read_events(folder: Path) -> Iterator[dict]:
+    """A run record's events in order; a line cut by a crash is skipped, a missing file has none."""
+    try:
+        with open(folder / "events.jsonl", encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    yield json.loads(line)
+                except ValueError:
+                    continue
+    except OSError:
+        return
 
 
 OWNER = "owner.json"  # which omni process writes this record; a later start finds records it left

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from omni.prompts import Prompts
+from omni.run.record import read_events
 
 DIFF_CHARS = 4000
 STEP_CHARS = 160
@@ -16,11 +17,7 @@ STEP_CHARS = 160
 
 def _steps(folder: Path) -> list[str]:
     steps, pending = [], None
-    for line in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
+    for event in read_events(folder):
         if event.get("kind") == "action":
             pending = f"{event['tool']} {json.dumps(event.get('args', {}))[:100]}"
         elif event.get("kind") == "observation" and pending:
@@ -44,5 +41,5 @@ def earlier_run(folder: Path, prompts: Prompts | None = None) -> str:
     return (prompts or Prompts()).render(
         "earlier_run", goal=summary.get("goal", "?"), status=summary.get("status", "?"),
         message=(summary.get("message") or "")[:600], plan=[s.get("text", "") for s in summary.get("plan", [])],
-        steps=_steps(folder) if (folder / "events.jsonl").exists() else [], diff=diff.strip(),
+        steps=_steps(folder), diff=diff.strip(),
         applied=summary.get("applied", False))

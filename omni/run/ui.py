@@ -16,6 +16,7 @@ from rich.text import Text
 
 from omni.errors import OutputClosed
 from omni.loop.plan import MARKS
+from omni.run.lineinput import read_line
 
 EXCERPT_LINES = 6
 
@@ -256,8 +257,6 @@ class TerminalAnswers:
         self.ui = ui
 
     def ask(self, question: str) -> str:
-        from omni.run.lineinput import read_line
-
         return read_line(self.ui.console, "[bold yellow]your answer>[/] ", "answers").strip() or "(no answer)"
 
 
