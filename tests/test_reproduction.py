@@ -48,6 +48,22 @@ def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, doc
     assert "return a + b" in (repo / "calc.py").read_text() and not (repo / ".omni" / "check").exists()
 
 
+def test_a_test_that_fails_on_its_own_mistake_is_not_a_reproduction(tmp_path, fake, docker_engine):
+    """It calls the module as if it were the function: it fails, but with a TypeError, and would fail
+    whatever the fix. omni asks again, saying so."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    calls_module = {"text": json.dumps({"test_code": "import calc\n\n\ndef test_add():\n"
+                                                     "    assert calc(2, 2) == 4\n"})}
+    fake.add(PLAN, calls_module, SHOWS, FIX, FINISH)
+    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (check,) = checks(run)
+    assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 2" in check["result"]
+    second_ask = fake.requests[2]["messages"][-1]["content"]
+    assert "It did not fail on an assertion (it raised TypeError)" in second_ask
+    assert "'module' object is not callable" in second_ask
+
+
 def test_no_reproduction_in_two_tries_is_said_and_the_run_goes_on(tmp_path, fake, docker_engine):
     repo = make_repo(tmp_path / "repo", FILES)
     fake.add(PLAN, PASSES, {"text": "I am not sure how to test this."}, FIX, FINISH)

@@ -226,10 +226,12 @@ def test_replace_in_file_forgives_indentation_and_quote_style_when_the_place_is_
     picked = call(box, "replace_in_file", path="loose.py", old_text="    return 1\nreturn 0", new_text="    return 1\n"
                   "return 3", line=9)
     assert picked.success and (box.root / "loose.py").read_text().endswith("        return 1\n    return 3\n")
+    assert picked.details["symbols"] == ["other"]  # the definition the edit changed, for the repair rung
     block = call(box, "replace_in_file", path="loose.py", old_text="if s[0] == '-':\n    return 1",
                  new_text="if s[0] == '-':\n    return -1")
     assert block.success and "matched lines 2-3 once the indentation and quote style were ignored" in block.output
     assert (box.root / "loose.py").read_text().startswith("def sign(s):\n    if s[0] == '-':\n        return -1\n")
+    assert block.details["symbols"] == ["sign"]
     part = call(box, "replace_in_file", path="loose.py", old_text="== '+'", new_text="== '*'")
     assert part.success and "matched line 8" in part.output
     assert "    if s[0] == '*':\n" in (box.root / "loose.py").read_text()
@@ -391,6 +393,7 @@ def test_run_tests_summarises_failures(box):
     assert result.details["summary"]["passed"] == 1 and result.details["summary"]["failed"] == 1
     assert result.details["summary"]["skipped"] == 1
     assert result.details["failing"] == ["tests/test_shapes.py::test_area"]
+    assert result.details["raised"] == {"tests/test_shapes.py::test_area": "AssertionError"}
     assert "FAILED tests/test_shapes.py::test_area" in result.output and "area is pi r squared" in result.output
     one = call(box, "run_tests", selection=["tests/test_shapes.py::test_unit"])
     assert one.success and one.output.startswith("pytest: 1 passed, 0 failed")
@@ -594,5 +597,6 @@ def test_a_failing_test_in_a_class_has_the_id_pytest_takes(tmp_path):
     with own_sandbox(tmp_path, "classid", files) as box:
         ran = call(box, "run_tests")
         assert ran.details["failing"] == ["tests/test_words.py::WordTests::test_upper"]
+        assert ran.details["raised"] == {"tests/test_words.py::WordTests::test_upper": "AssertionError"}
         again = call(box, "run_tests", selection=ran.details["failing"])  # the id runs that one test
         assert again.details["summary"]["failed"] == 1 and "does not exist" not in again.output

@@ -121,6 +121,14 @@ def _test_id(root, classname: str, name: str) -> str:
     return "::".join(filter(None, [classname.replace(".", "/") + ".py" if classname else "", name]))
 
 
+def _raised(message: str) -> str:
+    """The exception a failed test raised, from pytest's message: AssertionError for a failed assert."""
+    if message.startswith("assert"):
+        return "AssertionError"
+    found = re.match(r"([A-Za-z_][\w.]*)(?::\s|$)", message)
+    return found.group(1).rsplit(".", 1)[-1] if found else ""
+
+
 def _junit_summary(path: str, workspace) -> dict | None:
     try:
         root = ET.parse(path).getroot()
@@ -137,6 +145,7 @@ def _junit_summary(path: str, workspace) -> dict | None:
                 trace = (child.text or "").strip().splitlines()
                 trimmed = trace[-TRACE_LINES:]
                 failing.append({"id": test_id, "kind": child.tag, "message": (child.get("message") or "")[:500],
+                                "raised": _raised(child.get("message") or ""),
                                 "trace": ("[...]\n" if len(trace) > TRACE_LINES else "") + "\n".join(trimmed)})
             elif child.tag == "skipped":
                 outcome = "skipped"
@@ -228,7 +237,8 @@ def _pytest(ctx: Context, selection: list[str], timeout: int) -> dict:
     text = "\n".join(blocks)
     ok = done.exit_code == 0
     return result(ok, text, error="" if ok else head, failure="tests_failed", exit_code=done.exit_code,
-                  summary=c, failing=[f["id"] for f in summary["failing"]], headline=head)
+                  summary=c, failing=[f["id"] for f in summary["failing"]], headline=head,
+                  raised={f["id"]: f["raised"] for f in summary["failing"]})
 
 
 def shell(ctx: Context, command: str, timeout: int = 120) -> dict:

@@ -60,6 +60,8 @@ class SymbolDetails(Details):
 class EditDetails(Details):
     unchanged: bool = Field(False, description="the edit would change nothing; nothing was written")
     new_errors: int = 0
+    symbols: list[str] = Field(default_factory=list, description="qualified names of the innermost definitions "
+                               "holding the changed lines of a Python file")
 
 
 class LintFinding(BaseModel):
@@ -88,6 +90,8 @@ class TestDetails(Details):
     summary: TestCounts | None = Field(None, description="None when pytest could not run or report")
     failing: list[str] = Field(default_factory=list, description="ids of failing and erroring tests")
     headline: str = Field("", description="one line: the counts")
+    raised: dict[str, str] = Field(default_factory=dict, description="failing test id -> the exception it raised "
+                                   "(AssertionError for a failed assert; empty when unknown)")
 
 
 class ShellDetails(Details):

@@ -18,6 +18,7 @@ from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
 
 PATH = ".omni/check/test_reproduce.py"
+ASSERTIONS = {"AssertionError", "Failed"}  # a failed assert, or pytest.raises/pytest.fail: the behaviour is wrong
 
 
 class ReproductionTest(BaseModel):
@@ -67,14 +68,19 @@ class Reproduction:
             ran = self.sandbox.run_tool("run_tests", {"selection": [PATH], "timeout": 120}, 150)
             found = details("run_tests", ran)
             counts = found.summary
-            if counts is not None and counts.failed and not counts.errors:
+            wrong = sorted({found.raised.get(t) or "AssertionError" for t in found.failing} - ASSERTIONS)  # unknown: ok
+            if counts is not None and counts.failed and not counts.errors and not wrong:
                 self.tests = list(found.failing)
                 return Established("reproduction test", self.tests,
                                    f"fails on the starting code as it should ({found.headline}; try {attempt})")
-            feedback = ("It passed on the starting code, so it does not show the problem: test the behaviour the "
-                        "goal says is wrong." if counts is not None and not counts.failed and not counts.errors
-                        else "It did not run cleanly (an error, not a failed assertion):\n"
-                        + (ran.output or ran.error)[-800:])
+            if counts is not None and not counts.failed and not counts.errors:
+                feedback = ("It passed on the starting code, so it does not show the problem: test the behaviour "
+                            "the goal says is wrong.")
+            else:
+                what = f"it raised {', '.join(wrong)}" if wrong else "an error"
+                feedback = (f"It did not fail on an assertion ({what}): the test itself is wrong, in how it "
+                            "imports or calls the code. Fix that, and assert the behaviour.\n"
+                            + (ran.output or ran.error)[-800:])
         self.sandbox.run_tool("delete_file", {"path": PATH}, 30)
         return Established("none", [], f"no reproduction test failed on the starting code in {self.attempts} tries")
 
