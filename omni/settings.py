@@ -64,6 +64,9 @@ class Settings(BaseModel):
         "sandbox", "MiB the workspace may grow by before the run stops"))
     review: bool = Field(True, json_schema_extra=_flag(
         "finishing", "skip the reviewer call at finish (validation still runs)", off="--no-review"))
+    finish_on_check: bool = Field(True, json_schema_extra=_flag(
+        "finishing", "wait for the model to call finish even when an edit makes the run's check pass (by default "
+        "the gate is asked then)", off="--no-finish-on-check"))
     max_refinements: int = Field(2, ge=0, json_schema_extra=_flag(
         "finishing", "times the gate sends work back before flagging"))
     yes: bool = Field(False, json_schema_extra=_flag(

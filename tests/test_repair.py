@@ -122,3 +122,38 @@ def test_a_candidate_that_hangs_its_check_is_cut_and_the_others_still_tried(tmp_
         assert not first["passes"] and first["failing"] == ["(the tests timed out)"]
         assert second["passes"]
         assert (box.workspace / "calc.py").read_text() == CALC["calc.py"]  # only a scratch copy was changed
+
+
+def test_an_edit_that_lands_but_leaves_the_check_failing_brings_the_rung(calc_repo, fake, docker_engine):
+    """The model's own edit is written, test_add still fails: omni samples rewrites of the definition the
+    edit changed, applies the one that passes, and (the check passing now) the gate finishes the run."""
+    lands = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "b - a"}}
+    fake.add(PLAN, lands, {"choices": [WRONG_1, RIGHT]})
+    run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake,
+                   finish_on_check=True)
+    assert run.code == 0, run.stdout + run.stderr
+    observation = next(e for e in run.events() if e["kind"] == "observation")
+    assert observation["success"] and "check still failed after this edit, so omni tried rewrites of add" \
+        in observation["output"] and "candidate 2 passes the check" in observation["output"]
+    assert "an edit to it landed, and the check still fails" in fake.requests[2]["messages"][-1]["content"]
+    assert [c["passes"] for c in candidates(run)] == [False, True]
+    assert [e["decision"] for e in run.events() if e["kind"] == "gate"] == ["accept"]
+    assert len(fake.requests) == 3 and run.summary()["steps"] == 1
+    assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_a_definition_gets_two_rounds_of_candidates_and_no_more(calc_repo, fake, docker_engine):
+    def broken(n: int) -> dict:
+        return {"tool": "replace_symbol", "args": {"path": "calc.py", "symbol": "add",
+                                                   "new_source": f"def add(a, b):\n    return a +{' ' * n}\n"}}
+
+    fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+    fake.add(PLAN, broken(1), {"choices": [WRONG_1, WRONG_2]}, broken(2), {"choices": [WRONG_1, WRONG_1]},
+             broken(3), PLAN, fix, FINISH)  # three failures on one plan step: a replan
+    run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    seen = candidates(run)
+    assert len(seen) == 4 and [c["votes"] for c in seen[2:]] == [2, 2]  # the same code twice: one, with 2 votes
+    refused = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "replace_symbol"]
+    assert ["omni also tried rewrites" in r["error"] for r in refused] == [True, True, False]
+    assert "return a + b" in (calc_repo / "calc.py").read_text()

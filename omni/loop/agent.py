@@ -77,8 +77,11 @@ class Hooks:
     gate: Gate | None = None
     steering: Steering | None = None
     after_action: list[AfterAction] = field(default_factory=list)  # each sandbox action's result passes
-    ready: Callable[[], None] | None = None  # waited for before the first action (the gate's baseline)
+    ready: Callable[[], None] = lambda: None  # waited for before the first action (the gate's baseline)
     repair: Any = None  # verified repair (omni/loop/repair.py): propose_fixes, on the run's conversation
+    # after an edit that landed: a summary when the run's check passes now (omni/check/settled.py); the finish
+    # gate is then asked at once, and what it sends back is the next step's correction
+    check_passes: Callable[[Action | None, ToolResult], str | None] | None = None
 
 
 class Agent:
@@ -101,16 +104,13 @@ class Agent:
         status, message = "failed", ""
         try:
             self.interruptible(self.make_plan)
-            if self.hooks.ready:
-                self.hooks.ready()
+            self.hooks.ready()
             self.brief()
             while True:
                 check_limits(self.config, self.state, self.meter)
                 self.interruptible(self.step)
-        except StopRun as stop:
-            status, message = stop.status, stop.message
-        except (ModelError, SandboxError) as exc:
-            status, message = exc.status, str(exc)
+        except (StopRun, ModelError, SandboxError) as exc:
+            status, message = exc.status, exc.message if isinstance(exc, StopRun) else str(exc)
         except ForceQuit as exc:
             status, message = "interrupted", str(exc) or "stopped: Ctrl-C twice, or SIGTERM"
         except Exception as exc:  # a bug in omni: the record says what it was, then the CLI reports it
@@ -119,8 +119,7 @@ class Agent:
         finally:
             self.parts.events.emit("status", status=status, message=message, steps=self.state.steps,
                                    usage=self.meter.total.model_dump())
-        s = self.state
-        return Outcome(status, message, s.steps, self.meter.total, s.plan, s.assumptions)
+        return Outcome(status, message, self.state.steps, self.meter.total, self.state.plan, self.state.assumptions)
 
     def interruptible(self, work: Callable[[], None]) -> None:
         try:
@@ -172,6 +171,8 @@ class Agent:
             raise KeyboardInterrupt
         if not result.success:
             self.correct(action, result)
+        elif self.hooks.check_passes and (summary := self.hooks.check_passes(action, result)):
+            self.correct(Action(name="finish", args={"summary": summary}), self.host.finish(summary))
         if shortened := self.conversation.fit(self.config.history_chars):
             events.emit("history_shortened", turns=shortened)
 

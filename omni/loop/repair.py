@@ -9,31 +9,20 @@ candidate and what it did to the check, not k raw failures.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from omni.box.toolbox import details
+from omni.box.toolbox import Toolbox, details
+from omni.check.settled import Check, holds
 from omni.loop.conversation import Conversation
 from omni.loop.state import UsageMeter
 from omni.model.textmode import code_of
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
-from omni.results import ToolResult
+from omni.results import Action, ToolResult
 
 TEMPERATURE = 0.8
-
-
-@dataclass
-class Check:
-    """What a candidate must pass: test ids and the goal's examples (expression, expected)."""
-
-    tests: list[str]
-    examples: list[dict]
-
-    def describe(self) -> str:
-        parts = [f"- the test {t} passes" for t in self.tests[:5]]
-        parts += [f"- {e['expression']} == {e['expected']}" for e in self.examples[:5]]
-        return "\n".join(parts)
+ROUNDS = 2  # rounds of candidates the rung asks for per definition
 
 
 class VerifiedRepair:
@@ -111,3 +100,47 @@ class VerifiedRepair:
             return applied
         return ToolResult.ok(f"{said}; candidate {n} passes the check ({votes[outcome.shape]} of {asked} wrote "
                              f"it) and is applied.\n{applied.output}", details=applied.details)
+
+
+class RepairRung:
+    """The ladder's next rung, after an edit: verified repair of the definition the model was working on,
+    when its rewrite was refused or changed nothing, or when its edit landed and the run's check still
+    fails. At most ROUNDS rounds per definition. A model whose edit makes the check pass is not slowed down."""
+
+    def __init__(self, repair: VerifiedRepair, toolbox: Toolbox):
+        self.repair, self.toolbox = repair, toolbox
+        self.rounds: Counter[tuple[str, str]] = Counter()
+
+    def __call__(self, action: Action, result: ToolResult) -> ToolResult:
+        target = self.target(action, result)
+        check = self.repair.check()
+        if target is None or self.rounds[target] >= ROUNDS or not check:
+            return result
+        if result.success and holds(self.repair.sandbox, check):
+            return result
+        self.rounds[target] += 1
+        if not result.success:
+            why = (result.error.strip().splitlines() or [""])[0][:200]
+            repaired = self.repair.propose_fixes(*target, note=f"a rewrite was refused: {why}")
+            if repaired.success:
+                return repaired.model_copy(update={"output": f"Your rewrite was refused ({why}); omni then tried "
+                                                             f"several of its own.\n{repaired.output}"})
+            return result.model_copy(update={"error": result.error + "\n\nomni also tried rewrites of its own: "
+                                             + repaired.error})
+        repaired = self.repair.propose_fixes(*target, note="an edit to it landed, and the check still fails")
+        said = (f"The run's check still failed after this edit, so omni tried rewrites of {target[1]} of its own: "
+                + (repaired.output if repaired.success else repaired.error))
+        return result.model_copy(update={"output": f"{result.output}\n\n{said}"})
+
+    def target(self, action: Action, result: ToolResult) -> tuple[str, str] | None:
+        """(path, definition): the rewrite's own target if it was refused; the one definition a landed
+        edit changed; else None."""
+        path = str(action.args.get("path", ""))
+        if action.name not in self.toolbox.editing or action.name == "propose_fixes" or not path:
+            return None
+        if not result.success:
+            symbol = str(action.args.get("symbol", ""))
+            refused = result.failure in ("edit_failed", "lint_failed")
+            return (path, symbol) if action.name == "replace_symbol" and refused and symbol else None
+        changed = getattr(details(action.name, result), "symbols", [])
+        return (path, changed[0]) if len(changed) == 1 else None

@@ -35,6 +35,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "baseline": ("tests", "failing", "lint_problems"),
     "check": ("source", "tests", "result"),
     "briefing": ("text", "lines"),
+    "check_passes": ("tests", "examples"),
     "validation": ("new_failures", "tests", "lint"),
     "review": ("verdict", "confidence", "reasons"),
     "gate": ("decision", "attempt", "reasons", "confidence", "validation"),

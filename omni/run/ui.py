@@ -129,6 +129,11 @@ class ConsoleUI:
         self.print(f"  {mark} check: {escape(source)}: {escape(result)}"
                    f"{' (' + escape(', '.join(tests[:3])) + ')' if tests else ''}")
 
+    def on_check_passes(self, tests, examples, **_):
+        what = ", ".join(p for p in (f"{len(tests)} test(s)" if tests else "", f"{examples} example(s)" if examples
+                                     else "") if p)
+        self.print(f"  [green]✓ the run's check passes now[/] ({what}): asking the finish gate")
+
     def on_candidate(self, id, target, passes, applied, failing, diff_lines, votes, error="", breaks=(), **_):
         if passes and breaks:
             said = f"[red]✗ passes the check but breaks[/] {escape(', '.join(breaks[:2]))}"

@@ -16,9 +16,10 @@ from omni.check.examples import GoalExamples
 from omni.check.gate import FinishGate
 from omni.check.reproduction import PATH as REPRODUCTION_PATH
 from omni.check.reproduction import Reproduction
+from omni.check.settled import Check, CheckPasses
 from omni.errors import StopRun
 from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
-from omni.loop.repair import Check, VerifiedRepair
+from omni.loop.repair import RepairRung, VerifiedRepair
 from omni.loop.state import UsageMeter
 from omni.prompts import Prompts
 from omni.results import Action, ToolResult
@@ -91,29 +92,6 @@ def examples_hook(examples: GoalExamples, sandbox, toolbox: Toolbox):
     return after_edit
 
 
-def repair_rung(repair: VerifiedRepair):
-    """The ladder's next rung: after a rewrite of a definition that was refused or changed nothing, omni
-    samples rewrites of it and tries each against the check, once per definition. A model whose own edit
-    lands is not slowed down."""
-    tried: set[tuple[str, str]] = set()
-
-    def after_rewrite(action: Action, result: ToolResult) -> ToolResult:
-        target = (str(action.args.get("path", "")), str(action.args.get("symbol", "")))
-        missed = not result.success and result.failure in ("edit_failed", "lint_failed")
-        if action.name != "replace_symbol" or not missed or target in tried or not all(target):
-            return result
-        tried.add(target)
-        why = (result.error.strip().splitlines() or [""])[0][:200]
-        repaired = repair.propose_fixes(*target, note=f"a rewrite was refused: {why}")
-        if repaired.success:
-            return repaired.model_copy(update={"output": f"Your rewrite was refused ({why}); omni then tried "
-                                                         f"several of its own.\n{repaired.output}"})
-        return result.model_copy(update={"error": result.error + "\n\nomni also tried rewrites of its own: "
-                                         + repaired.error})
-
-    return after_rewrite
-
-
 def undo_hook(workspace: Workspace, sandbox):
     def undo() -> str:
         said = workspace.undo_last()
@@ -136,15 +114,17 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
         gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
     tools = parts.toolbox.schemas()  # requests on the steps' conversation send the steps' tools (a stable prefix)
     reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, request.goal, tools=tools)
+    def check() -> Check:  # settled before the first step: read when used
+        return Check(sorted(gate.base_tests.failing) + reproduction.tests, [vars(e) for e in examples.examples])
+
     repair = None
     if s.samples > 1:
         repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, samples=s.samples, tools=tools,
-                                check=lambda: Check(sorted(gate.base_tests.failing) + reproduction.tests,
-                                                    [vars(e) for e in examples.examples]))
+                                check=check)
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
         failing_tests(sorted(gate.base_tests.failing), gate.base_tests.report), reproduced(reproduction.tests)) if p))
     steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox)) if interactive else None
-    after = [repair_rung(repair)] if repair else []
+    after = [RepairRung(repair, parts.toolbox)] if repair else []
     after += [examples_hook(examples, sandbox, parts.toolbox), checkpoint_hook(workspace, events)]
 
     def ready() -> None:  # after the plan, before the first step: the baseline, then the run's check
@@ -152,7 +132,8 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
         if s.reproduce or gate.base_tests.failing or examples.examples:
             reproduction.establish(sorted(gate.base_tests.failing), len(examples.examples), agent.conversation.messages)
 
-    hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, repair=repair)
+    hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, repair=repair,
+                  check_passes=CheckPasses(sandbox, parts.toolbox, events, check) if s.finish_on_check else None)
     config = AgentConfig(max_steps=s.max_steps, max_cost=s.max_cost, timeout=s.timeout)
     agent = Agent(task, parts, hooks, config, meter)
     return agent

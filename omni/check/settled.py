@@ -1,0 +1,66 @@
+"""The run's check, and whether it passes now.
+
+The check is what a fix is measured against: the tests that failed at the start, omni's reproduction test,
+and the goal's examples. Verified repair tries candidates against it. After an edit that landed, the loop
+asks `CheckPasses`: when the whole check passes, the finish gate is asked at once rather than waiting for
+the model to call finish (a small model goes on reading after its fix works, until the run's limit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from omni.box.toolbox import Toolbox, details
+from omni.check.examples import Example, evaluate
+from omni.protocols import Events, Sandbox
+from omni.results import Action, ToolResult
+
+TEST_TIMEOUT = 300
+
+
+@dataclass
+class Check:
+    """What a fix must pass: test ids and the goal's examples (expression, expected)."""
+
+    tests: list[str]
+    examples: list[dict]
+
+    def describe(self) -> str:
+        parts = [f"- the test {t} passes" for t in self.tests[:5]]
+        parts += [f"- {e['expression']} == {e['expected']}" for e in self.examples[:5]]
+        return "\n".join(parts)
+
+    def __bool__(self) -> bool:
+        return bool(self.tests or self.examples)
+
+
+class CheckPasses:
+    """After an edit that landed: a summary for the finish gate when the whole check passes now, else None."""
+
+    def __init__(self, sandbox: Sandbox, toolbox: Toolbox, events: Events, check: Callable[[], Check]):
+        self.sandbox, self.toolbox, self.events, self.check = sandbox, toolbox, events, check
+
+    def __call__(self, action: Action | None, result: ToolResult) -> str | None:
+        if action is None or action.name not in self.toolbox.editing or not result.success:
+            return None
+        check = self.check()
+        if not check or not holds(self.sandbox, check):
+            return None
+        self.events.emit("check_passes", tests=check.tests, examples=len(check.examples))
+        return f"After the edit at this step, the run's check passes:\n{check.describe()}"
+
+
+def holds(sandbox: Sandbox, check: Check) -> bool:
+    """Whether the whole check passes on the workspace now: the examples first (one cheap call), then the
+    tests, only if the examples hold."""
+    if check.examples:
+        done, error = evaluate(sandbox, [Example(**e) for e in check.examples])
+        if error or not all(e.holds for e in done):
+            return False
+    if check.tests:
+        ran = sandbox.run_tool("run_tests", {"selection": check.tests, "timeout": TEST_TIMEOUT}, TEST_TIMEOUT + 30)
+        found = details("run_tests", ran)
+        if not ran.success or found.summary is None or found.failing or not found.summary.passed:
+            return False
+    return True
