@@ -151,6 +151,23 @@ def test_a_symbol_written_as_a_location_names_the_definition(box):
         shapes.write_text(before)  # the module's other tests read the file as it was
 
 
+def test_a_symbol_written_as_an_import_path_names_the_definition(box):
+    # jmespath.functions._func_reverse, parse.parse: the module's dotted path, then the name in it
+    read = call(box, "read_symbol", path=".", symbol="pkg.shapes.Circle.area")
+    assert read.success and "return math.pi * self.r" in read.output
+    assert call(box, "read_symbol", path="pkg/shapes.py", symbol="shapes.Circle.area").success
+    shapes = box.root / "pkg" / "shapes.py"
+    before = shapes.read_text()
+    new = "def area(self):\n    return math.pi * self.r ** 2\n"
+    try:
+        edit = call(box, "replace_symbol", path="pkg/shapes.py", symbol="pkg.shapes.Circle.area", new_source=new)
+        assert edit.success and "self.r ** 2" in shapes.read_text()
+    finally:
+        shapes.write_text(before)
+    missing = call(box, "read_symbol", path=".", symbol="pkg.shapes.Square")
+    assert not missing.success and "no def or class named 'pkg.shapes.Square'" in missing.error
+
+
 def test_huge_files_get_a_clear_error_and_nothing_is_written(box):
     big = box.root / "huge.txt"
     big.write_text("x = 1\n" * 600_000)  # 3.6 MB: readable in pages, too large to edit whole

@@ -95,12 +95,28 @@ def _find_definitions(ctx: Context, symbol: str, path: str) -> list[tuple]:
             rows = definitions(text, rel)
         except ToolError:
             continue
+        wanted = symbol if any(_is_named(name, symbol) for _, name, *_ in rows) else in_module(symbol, rel)
         for kind, name, start, end, _depth in rows:
-            if name == symbol or name.endswith("." + symbol):
+            if _is_named(name, wanted):
                 matches.append((rel, kind, name, start, end, text.splitlines(), rows))
     # "parse" means the module's parse, not Parser.parse.
     matches.sort(key=lambda m: (m[2] != symbol, "test" in m[0].lower(), m[0], m[3]))
     return matches
+
+
+def _is_named(name: str, symbol: str) -> bool:
+    return name == symbol or name.endswith("." + symbol)
+
+
+def in_module(symbol: str, rel: str) -> str:
+    """A symbol written as an import path (jmespath.functions._func_reverse, parse.parse) names the
+    definition inside the module at rel: the module's dotted path, or its tail, comes off the front."""
+    parts = rel.removesuffix(".py").removesuffix(".pyi").removesuffix("/__init__").split("/")
+    for start in range(len(parts)):
+        prefix = ".".join(parts[start:]) + "."
+        if symbol.startswith(prefix) and len(symbol) > len(prefix):
+            return symbol[len(prefix):]
+    return symbol
 
 
 def _symbol_name(symbol: str) -> str:
@@ -246,6 +262,8 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
     path = _file_defining(ctx, path, symbol)
     file, text = _python_file(ctx, path)
     module = _parse(text, path)
+    if not any(_is_named(row[1], symbol) for row in _definitions(module)):
+        symbol = in_module(symbol, resolve(ctx.root, path).relative_to(ctx.root).as_posix())
     new = None
     if new_source is not None:
         if not new_source.strip():
