@@ -168,6 +168,20 @@ def test_a_symbol_written_as_an_import_path_names_the_definition(box):
     assert not missing.success and "no def or class named 'pkg.shapes.Square'" in missing.error
 
 
+def test_new_code_copied_with_the_header_and_line_numbers_it_was_shown_with_is_read_without_them(box):
+    shown = call(box, "read_symbol", path="pkg/shapes.py", symbol="Circle.area").output
+    assert shown.startswith("pkg/shapes.py lines 13-14: method Circle.area\n13|")
+    shapes = box.root / "pkg" / "shapes.py"
+    before = shapes.read_text()
+    try:
+        edit = call(box, "replace_symbol", path="pkg/shapes.py", symbol="Circle.area",
+                    new_source=shown.replace("self.r", "self.r ** 2"))
+        assert edit.success and "copied with the header and line numbers" in edit.output
+        assert "        return math.pi * self.r ** 2" in shapes.read_text() and "13|" not in shapes.read_text()
+    finally:
+        shapes.write_text(before)
+
+
 def test_huge_files_get_a_clear_error_and_nothing_is_written(box):
     big = box.root / "huge.txt"
     big.write_text("x = 1\n" * 600_000)  # 3.6 MB: readable in pages, too large to edit whole

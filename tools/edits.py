@@ -164,9 +164,24 @@ def _tabbed(text: str) -> str:
     return "\n".join("\t" * (w // step) + " " * (w % step) + line[w:] for w, line in zip(widths, lines, strict=True))
 
 
+_SHOWN_HEADER = re.compile(r"\A\s*\S+ lines \d+-\d+: [^\n]*\n")  # read_symbol's "parse.py lines 3-9: def f"
+_LINE_NUMBER = re.compile(r"^ *\d+\| ?")  # read_file's and read_symbol's "  12| "
+
+
+def unnumbered(text: str) -> str | None:
+    """text as a model meant it when it copied code as omni shows it: without the header and the line
+    numbers. None when most of its lines are not numbered."""
+    lines = _SHOWN_HEADER.sub("", text, count=1).split("\n")
+    filled = [line for line in lines if line.strip()]
+    if not filled or sum(bool(_LINE_NUMBER.match(line)) for line in filled) * 2 < len(filled):
+        return None
+    return "\n".join(_LINE_NUMBER.sub("", line, count=1) for line in lines)
+
+
 def _readings(new: str, prefix: str, tabs: bool):
     """Ways to read a model's new code, in order of preference, with what each one assumed."""
-    for text, escaped in ((new, ""), (unescaped(new), "held \\n as two characters and no line break")):
+    for text, escaped in ((new, ""), (unescaped(new), "held \\n as two characters and no line break"),
+                          (unnumbered(new), "was copied with the header and line numbers it was shown with")):
         if text is None:
             continue
         steps = [(text, [escaped])]
