@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Callable
 
 from context import Context, result
-from pysource import definitions
+from pysource import changed_definitions, definitions
 from workspace import ToolError, not_utf8, read_text, resolve, write_atomic
 
 # Syntax errors and the pyflakes checks that mean "this code cannot run".
@@ -86,25 +86,6 @@ def gated_write(ctx: Context, file, rel: str, before: str | None, after: str, wh
     write_atomic(file, after)
     return result(True, f"{what}: {rel} written ({len(after.splitlines())} lines)" + _changed_lines(before, after),
                   symbols=changed_definitions(before, after) if rel.endswith(".py") else [])
-
-
-def changed_definitions(before: str | None, after: str) -> list[str]:
-    """The innermost definitions (qualified names) holding the lines an edit changed, in file order."""
-    if not before:
-        return []
-    try:
-        rows = definitions(after, "")
-    except ToolError:
-        return []
-    found: list[str] = []
-    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False)
-    for tag, _, _, j1, j2 in matcher.get_opcodes():
-        for line in range(j1 + 1, max(j1 + 1, j2) + 1) if tag != "equal" else ():
-            holding = [r for r in rows if r[2] <= line <= r[3]]
-            name = max(holding, key=lambda r: r[4])[1] if holding else None
-            if name and name not in found:
-                found.append(name)
-    return found
 
 
 def _new_non_ascii(before: str, after: str) -> bool:

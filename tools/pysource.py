@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import difflib
 
 from workspace import ToolError, not_utf8
 
@@ -35,3 +36,22 @@ def definitions(text: str, path: str) -> list[tuple[str, str, int, int, int]]:
 
     walk(tree, "", False, 0)
     return rows
+
+
+def changed_definitions(before: str | None, after: str) -> list[str]:
+    """The innermost definitions (qualified names) holding the lines an edit changed, in file order."""
+    if not before:
+        return []
+    try:
+        rows = definitions(after, "")
+    except ToolError:
+        return []
+    found: list[str] = []
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False)
+    for tag, _, _, j1, j2 in matcher.get_opcodes():
+        for line in range(j1 + 1, max(j1 + 1, j2) + 1) if tag != "equal" else ():
+            holding = [r for r in rows if r[2] <= line <= r[3]]
+            name = max(holding, key=lambda r: r[4])[1] if holding else None
+            if name and name not in found:
+                found.append(name)
+    return found
