@@ -137,33 +137,24 @@ def test_a_module_path_without_py_reads_the_module(box):
     assert "does not exist" in call(box, "read_file", path="pkg/nothing").error
 
 
-def test_a_symbol_written_as_a_location_names_the_definition(box):
-    # the briefing shows locations as file:line; a small model then writes file:name
-    read = call(box, "read_symbol", path=".", symbol="pkg/shapes.py:Circle.area")
+@pytest.mark.parametrize("read_as, edit_as", [
+    ("pkg/shapes.py:Circle.area", "pkg/shapes.py::Circle.area"),  # as the briefing shows locations (file:line)
+    ("pkg.shapes.Circle.area", "shapes.Circle.area"),  # as an import path (parse.parse, jmespath.functions.f)
+])
+def test_a_symbol_written_as_a_location_or_an_import_path_names_the_definition(box, read_as, edit_as):
+    read = call(box, "read_symbol", path=".", symbol=read_as)
     assert read.success and "return math.pi * self.r" in read.output
     shapes = box.root / "pkg" / "shapes.py"
     before = shapes.read_text()
     new = "def area(self):\n    return math.pi * self.r ** 2\n"
     try:
-        edit = call(box, "replace_symbol", path="pkg/shapes.py", symbol="pkg/shapes.py::Circle.area", new_source=new)
+        edit = call(box, "replace_symbol", path="pkg/shapes.py", symbol=edit_as, new_source=new)
         assert edit.success and "self.r ** 2" in shapes.read_text()
     finally:
         shapes.write_text(before)  # the module's other tests read the file as it was
 
 
-def test_a_symbol_written_as_an_import_path_names_the_definition(box):
-    # jmespath.functions._func_reverse, parse.parse: the module's dotted path, then the name in it
-    read = call(box, "read_symbol", path=".", symbol="pkg.shapes.Circle.area")
-    assert read.success and "return math.pi * self.r" in read.output
-    assert call(box, "read_symbol", path="pkg/shapes.py", symbol="shapes.Circle.area").success
-    shapes = box.root / "pkg" / "shapes.py"
-    before = shapes.read_text()
-    new = "def area(self):\n    return math.pi * self.r ** 2\n"
-    try:
-        edit = call(box, "replace_symbol", path="pkg/shapes.py", symbol="pkg.shapes.Circle.area", new_source=new)
-        assert edit.success and "self.r ** 2" in shapes.read_text()
-    finally:
-        shapes.write_text(before)
+def test_an_import_path_to_a_name_that_is_not_defined_is_not_found(box):
     missing = call(box, "read_symbol", path=".", symbol="pkg.shapes.Square")
     assert not missing.success and "no def or class named 'pkg.shapes.Square'" in missing.error
 
