@@ -10,7 +10,8 @@ from pathlib import Path
 from conftest import clean_env
 
 ROOT = Path(__file__).resolve().parent.parent
-OMNI_LOCAL = ("omni=omni --yes --no-review --no-reproduce --sandbox local --tool-mode native "
+OMNI_LOCAL = ("omni=omni --yes --no-review --no-reproduce --no-finish-on-check --samples 1 --sandbox local "
+              "--tool-mode native "
               "--max-steps {max_steps} --base-url {base_url} --model {model} --goal-file {goal_file}")
 # Would pass if the grader trusted the agent's copy of the tests: the failing test becomes trivial.
 # The upstream fix, applied without a model: a run that always resolves the task.

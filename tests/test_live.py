@@ -15,10 +15,11 @@ from omni.run.events import problems
 
 PLAN = {"text": "1. Look around\n2. Finish"}
 FINISH = {"tool": "finish", "args": {"summary": "done"}}
+SCRIPTED = ["--no-finish-on-check", "--samples", "1"]  # the scripts say when the run finishes, and sample nothing
 
 
 def spawn(repo, fake, *args, sandbox="local"):
-    argv = ["-m", "omni.cli", "--no-review", "--no-reproduce", "--base-url", fake.base_url,
+    argv = ["-m", "omni.cli", "--no-review", *SCRIPTED, "--no-reproduce", "--base-url", fake.base_url,
             "--model", "fake-model", "--tool-mode", "native",
             "--sandbox", sandbox, *args]
     env = clean_env(COLUMNS="160", LINES="50", TERM="xterm")
@@ -62,7 +63,7 @@ def test_the_pause_prompt_edits_with_arrow_keys_and_keeps_a_history(calc_repo, f
     fake.add(PLAN, {"tool": "shell", "args": {"command": "sleep 60", "timeout": 120}},
              {"tool": "read_file", "args": {"path": "calc.py"}}, FINISH, FINISH)
     env = clean_env(COLUMNS="160", LINES="50", TERM="xterm", XDG_DATA_HOME=str(tmp_path / "data"))
-    child = pexpect.spawn(sys.executable, ["-m", "omni.cli", "--no-review", "--no-reproduce", "--base-url",
+    child = pexpect.spawn(sys.executable, ["-m", "omni.cli", "--no-review", *SCRIPTED, "--no-reproduce", "--base-url",
                                            fake.base_url, "--model",
                                            "m", "--tool-mode", "native", "--sandbox", "local", "look"],
                           cwd=str(calc_repo), env=env, encoding="utf-8", timeout=60, dimensions=(50, 160))
@@ -198,8 +199,8 @@ def test_project_instructions_reach_the_system_prompt(calc_repo, fake):
     git(calc_repo, "commit", "-qm", "instructions")
     fake.add(PLAN, FINISH, FINISH)
     proc_env = clean_env()
-    proc = subprocess.run([sys.executable, "-m", "omni.cli", "--no-review", "--base-url", fake.base_url, "--model", "m",
-                           "--tool-mode", "native", "--sandbox", "local", "--yes", "go"],
+    proc = subprocess.run([sys.executable, "-m", "omni.cli", "--no-review", *SCRIPTED, "--base-url", fake.base_url,
+                           "--model", "m", "--tool-mode", "native", "--sandbox", "local", "--yes", "go"],
                           cwd=calc_repo / "sub", env=proc_env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     system = fake.requests[1]["messages"][0]["content"]
@@ -228,7 +229,7 @@ def test_show_replays_and_undo_restores(calc_repo, fake):
 def test_interactive_session_takes_goals_one_after_another(calc_repo, fake):
     fake.add(PLAN, FINISH, FINISH, PLAN)
     env = clean_env(COLUMNS="160", TERM="xterm")
-    child = pexpect.spawn(sys.executable, ["-m", "omni.cli", "--no-review", "--no-reproduce", "--base-url",
+    child = pexpect.spawn(sys.executable, ["-m", "omni.cli", "--no-review", *SCRIPTED, "--no-reproduce", "--base-url",
                                            fake.base_url, "--model", "m",
                                            "--tool-mode", "native", "--sandbox", "local"],
                           cwd=str(calc_repo), env=env, encoding="utf-8", timeout=60, dimensions=(50, 160))
@@ -252,7 +253,7 @@ def test_interactive_session_takes_goals_one_after_another(calc_repo, fake):
 @pytest.mark.docker
 def test_sigterm_saves_the_record_and_removes_the_sandbox(calc_repo, fake, docker_engine):
     fake.add(PLAN, {"tool": "shell", "args": {"command": "sleep 60", "timeout": 120}}, FINISH)
-    proc = subprocess.Popen([sys.executable, "-m", "omni.cli", "--no-review", "--base-url", fake.base_url,
+    proc = subprocess.Popen([sys.executable, "-m", "omni.cli", "--no-review", *SCRIPTED, "--base-url", fake.base_url,
                              "--model", "m", "--tool-mode", "native", "--yes", "wait"], cwd=calc_repo,
                             env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_request(fake, 2)
@@ -270,9 +271,8 @@ def test_sigterm_saves_the_record_and_removes_the_sandbox(calc_repo, fake, docke
 def test_a_closed_stdout_under_json_ends_the_run_cleanly(calc_repo, fake):
     reads = [{"tool": "read_file", "args": {"path": "calc.py"}}] * 8
     fake.add(PLAN, *reads, FINISH, FINISH)
-    command = (f"{sys.executable} -m omni.cli --no-review --no-reproduce --base-url {fake.base_url} --model m "
-               "--tool-mode native "
-               "--sandbox local --yes --json look | head -1")
+    command = (f"{sys.executable} -m omni.cli --no-review --no-finish-on-check --samples 1 --no-reproduce "
+               f"--base-url {fake.base_url} --model m --tool-mode native --sandbox local --yes --json look | head -1")
     done = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=calc_repo, capture_output=True, text=True,
                           env=clean_env(), timeout=120)
     assert json.loads(done.stdout)["kind"] == "run_start" or json.loads(done.stdout)["seq"] == 1

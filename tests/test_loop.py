@@ -117,7 +117,7 @@ def test_unknown_tool_and_bad_arguments_get_model_facing_errors(calc_repo, fake)
 
 def test_the_core_tool_set_offers_fewer_tools_and_refuses_the_others(calc_repo, fake):
     fake.add(PLAN, {"tool": "shell", "args": {"command": "ls"}}, FIX, FINISH)
-    run = run_omni(calc_repo, "--yes", "--tools", "core", "fix add", fake=fake, sandbox="local")
+    run = run_omni(calc_repo, "--yes", "--tools", "core", "--samples", "4", "fix add", fake=fake, sandbox="local")
     assert run.code == 0, run.stdout + run.stderr
     offered = [t["function"]["name"] for t in fake.requests[1]["tools"]]
     assert offered == ["search", "read_file", "read_symbol", "replace_in_file", "insert_lines", "replace_symbol",

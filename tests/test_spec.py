@@ -33,7 +33,7 @@ def omni(repo, fake, *args, timeout=300):
     argv = [sys.executable, "-m", "omni.cli", *args]
     if fake is not None:
         argv += ["--base-url", fake.base_url, "--model", "fake-model", "--tool-mode", "native", "--sandbox", "local",
-                 "--no-review", "--no-reproduce"]
+                 "--no-review", "--no-reproduce", "--no-finish-on-check", "--samples", "1"]  # scripted turns
     return subprocess.run(argv, cwd=repo, capture_output=True, text=True, timeout=timeout, env=clean_env())
 
 
