@@ -35,17 +35,36 @@ class Check:
         return bool(self.tests or self.examples)
 
 
+class CheckNow:
+    """Whether the run's check passes on the workspace as one action left it. The repair rung and
+    CheckPasses both ask after the same edit: the check runs once, and again only after the code changed
+    in between (the rung applied a candidate)."""
+
+    def __init__(self, sandbox: Sandbox, check: Callable[[], Check]):
+        self.sandbox, self.check = sandbox, check
+        self._after: Action | None = None  # the action the verdict is for
+        self._holds = False
+
+    def holds_after(self, action: Action) -> bool:
+        if self._after is not action:
+            self._after, self._holds = action, holds(self.sandbox, self.check())
+        return self._holds
+
+    def changed(self) -> None:
+        self._after = None
+
+
 class CheckPasses:
     """After an edit that landed: a summary for the finish gate when the whole check passes now, else None."""
 
-    def __init__(self, sandbox: Sandbox, toolbox: Toolbox, events: Events, check: Callable[[], Check]):
-        self.sandbox, self.toolbox, self.events, self.check = sandbox, toolbox, events, check
+    def __init__(self, toolbox: Toolbox, events: Events, check_now: CheckNow):
+        self.toolbox, self.events, self.check_now = toolbox, events, check_now
 
     def __call__(self, action: Action | None, result: ToolResult) -> str | None:
         if action is None or action.name not in self.toolbox.editing or not result.success:
             return None
-        check = self.check()
-        if not check or not holds(self.sandbox, check):
+        check = self.check_now.check()
+        if not check or not self.check_now.holds_after(action):
             return None
         self.events.emit("check_passes", tests=check.tests, examples=len(check.examples))
         return f"After the edit at this step, the run's check passes:\n{check.describe()}"

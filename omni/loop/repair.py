@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from omni.box.toolbox import Toolbox, details
-from omni.check.settled import Check, holds
+from omni.check.settled import Check, CheckNow
 from omni.loop.conversation import Conversation
 from omni.loop.state import UsageMeter
 from omni.model.textmode import code_of
@@ -107,27 +107,29 @@ class RepairRung:
     when its rewrite was refused or changed nothing, or when its edit landed and the run's check still
     fails. At most ROUNDS rounds per definition. A model whose edit makes the check pass is not slowed down."""
 
-    def __init__(self, repair: VerifiedRepair, toolbox: Toolbox):
-        self.repair, self.toolbox = repair, toolbox
+    def __init__(self, repair: VerifiedRepair, toolbox: Toolbox, check_now: CheckNow):
+        self.repair, self.toolbox, self.check_now = repair, toolbox, check_now
         self.rounds: Counter[tuple[str, str]] = Counter()
 
     def __call__(self, action: Action, result: ToolResult) -> ToolResult:
         target = self.target(action, result)
-        check = self.repair.check()
-        if target is None or self.rounds[target] >= ROUNDS or not check:
+        if target is None or self.rounds[target] >= ROUNDS or not self.check_now.check():
             return result
-        if result.success and holds(self.repair.sandbox, check):
+        if result.success and self.check_now.holds_after(action):
             return result
         self.rounds[target] += 1
         if not result.success:
             why = (result.error.strip().splitlines() or [""])[0][:200]
             repaired = self.repair.propose_fixes(*target, note=f"a rewrite was refused: {why}")
             if repaired.success:
+                self.check_now.changed()
                 return repaired.model_copy(update={"output": f"Your rewrite was refused ({why}); omni then tried "
                                                              f"several of its own.\n{repaired.output}"})
             return result.model_copy(update={"error": result.error + "\n\nomni also tried rewrites of its own: "
                                              + repaired.error})
         repaired = self.repair.propose_fixes(*target, note="an edit to it landed, and the check still fails")
+        if repaired.success:
+            self.check_now.changed()
         said = (f"The run's check still failed after this edit, so omni tried rewrites of {target[1]} of its own: "
                 + (repaired.output if repaired.success else repaired.error))
         return result.model_copy(update={"output": f"{result.output}\n\n{said}"})

@@ -16,7 +16,7 @@ from omni.check.examples import GoalExamples
 from omni.check.gate import FinishGate
 from omni.check.reproduction import PATH as REPRODUCTION_PATH
 from omni.check.reproduction import Reproduction
-from omni.check.settled import Check, CheckPasses
+from omni.check.settled import Check, CheckNow, CheckPasses
 from omni.errors import StopRun
 from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
 from omni.loop.repair import RepairRung, VerifiedRepair
@@ -114,8 +114,11 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
         gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
     tools = parts.toolbox.schemas()  # requests on the steps' conversation send the steps' tools (a stable prefix)
     reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, request.goal, tools=tools)
+
     def check() -> Check:  # settled before the first step: read when used
         return Check(sorted(gate.base_tests.failing) + reproduction.tests, [vars(e) for e in examples.examples])
+
+    check_now = CheckNow(sandbox, check)  # asked by the repair rung and by CheckPasses after the same edit
 
     repair = None
     if s.samples > 1:
@@ -124,7 +127,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
         failing_tests(sorted(gate.base_tests.failing), gate.base_tests.report), reproduced(reproduction.tests)) if p))
     steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox)) if interactive else None
-    after = [RepairRung(repair, parts.toolbox)] if repair else []
+    after = [RepairRung(repair, parts.toolbox, check_now)] if repair else []
     after += [examples_hook(examples, sandbox, parts.toolbox), checkpoint_hook(workspace, events)]
 
     def ready() -> None:  # after the plan, before the first step: the baseline, then the run's check
@@ -133,7 +136,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
             reproduction.establish(sorted(gate.base_tests.failing), len(examples.examples), agent.conversation.messages)
 
     hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, repair=repair,
-                  check_passes=CheckPasses(sandbox, parts.toolbox, events, check) if s.finish_on_check else None)
+                  check_passes=CheckPasses(parts.toolbox, events, check_now) if s.finish_on_check else None)
     config = AgentConfig(max_steps=s.max_steps, max_cost=s.max_cost, timeout=s.timeout)
     agent = Agent(task, parts, hooks, config, meter)
     return agent
