@@ -47,6 +47,9 @@ class Settings(BaseModel):
         "model", "cap on tokens per reply; small local models: ~1024"))
     samples: int = Field(4, ge=1, le=16, json_schema_extra=_flag(
         "model", "candidate rewrites verified repair samples and tries against the check (1: off)"))
+    opening_repair: bool = Field(True, json_schema_extra=_flag(
+        "model", "let the model take the first step even when the goal and the check point to one definition "
+        "(by default omni first tries --samples rewrites of it)", off="--no-opening-repair"))
     reproduce: bool = Field(True, json_schema_extra=_flag(
         "model", "with no failing test and no example in the goal, skip the reproduction test the model writes "
         "first", off="--no-reproduce"))

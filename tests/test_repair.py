@@ -4,6 +4,7 @@ not honour n are recorded, and none of them stops the run."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -157,3 +158,55 @@ def test_a_definition_gets_two_rounds_of_candidates_and_no_more(calc_repo, fake,
     refused = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "replace_symbol"]
     assert ["omni also tried rewrites" in r["error"] for r in refused] == [True, True, False]
     assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_the_opening_round_repairs_the_localized_definition_before_the_model_acts(calc_repo, fake, docker_engine):
+    """test_add fails and is named after add: omni's first action is propose_fixes on add; a candidate
+    passes, the check passes, and the gate finishes the run without one step from the model."""
+    fake.add(PLAN, {"choices": [WRONG_1, RIGHT]})
+    run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake,
+                   finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    opening = next(e for e in run.events() if e["kind"] == "opening")
+    assert (opening["path"], opening["symbol"]) == ("calc.py", "add") and "test_calc.py::test_add" in opening["why"]
+    action = next(e for e in run.events() if e["kind"] == "action")
+    assert action["tool"] == "propose_fixes" and action["args"] == {"path": "calc.py", "symbol": "add"}
+    assert [c["passes"] for c in candidates(run)] == [False, True]
+    assert len(fake.requests) == 2 and fake.requests[1]["n"] == 2  # the plan, the candidates: no step request
+    assert "omni starts by trying rewrites of add in calc.py" in run.stdout
+    assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+@pytest.mark.parametrize("tool_mode", ["native", "text"])
+def test_an_opening_round_that_finds_nothing_is_in_the_models_history(calc_repo, fake, docker_engine, tool_mode):
+    """No candidate passes: the model's first step sees omni's call and its best failing candidate, as
+    its own turn (a tool call in native mode, a tool_call block in text mode), and goes on from there."""
+    fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+    if tool_mode == "native":
+        fake.add(PLAN, {"choices": [WRONG_1, WRONG_2]}, fix, FINISH)
+    else:  # a text-mode model writes its calls as tool_call blocks; this server answers n with one choice
+        fake.add(PLAN, {"text": WRONG_1}, {"text": WRONG_2}, *[{"text": "```tool_call\n" + json.dumps(
+            {"name": t["tool"], "arguments": t["args"]}) + "\n```"} for t in (fix, FINISH)])
+    run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake,
+                   tool_mode=tool_mode, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    step = fake.requests[2 if tool_mode == "native" else 3]  # after the plan and the candidates
+    said = [m for m in step["messages"] if m["role"] == "assistant"][0]
+    if tool_mode == "native":
+        assert said["tool_calls"][0]["function"]["name"] == "propose_fixes"
+        assert step["messages"][step["messages"].index(said) + 1]["role"] == "tool"
+    else:
+        assert '"name": "propose_fixes"' in said["content"]
+    sent = json.dumps(step["messages"])
+    assert "none passes the check" in sent and "return a + b + 1" in sent  # the best candidate, and its failure
+    assert run.summary()["steps"] == 3 and "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_no_opening_round_without_a_localized_definition(tmp_path, fake, docker_engine):
+    test = "from calc import add, mul\n\n\ndef test_sum():\n    assert add(2, 2) == mul(2, 2)\n"
+    repo = make_repo(tmp_path / "repo", {**CALC, "test_calc.py": test})
+    fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+    fake.add(PLAN, fix, FINISH)  # test_sum is named after nothing, and calls two functions of the project
+    run = run_omni(repo, "--yes", "--samples", "2", "make the sum right", fake=fake, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    assert not [e for e in run.events() if e["kind"] == "opening"] and not candidates(run)

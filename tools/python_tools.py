@@ -70,6 +70,7 @@ def outline(ctx: Context, path: str) -> dict:
 
 SYMBOL_LINES = 120  # longer definitions show their first lines (functions) or their members (classes)
 SYMBOL_MATCHES = 3
+MAX_LISTED = 20  # definitions listed in the details
 
 
 def _python_files(ctx: Context, path: str) -> list[Path]:
@@ -151,7 +152,8 @@ def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
                           f"{start + SYMBOL_LINES}]")
     if len(matches) > SYMBOL_MATCHES:
         blocks.append("Also defined at: " + ", ".join(f"{m[0]}:{m[3]} {m[2]}" for m in matches[SYMBOL_MATCHES:][:10]))
-    return result(True, "\n\n".join(blocks), matches=len(matches),
+    found = [{"path": m[0], "kind": m[1], "name": m[2], "start": m[3], "end": m[4]} for m in matches[:MAX_LISTED]]
+    return result(True, "\n\n".join(blocks), matches=len(matches), definitions=found,
                   locations=[f"{m[0]}:{m[3]}-{m[4]}" for m in matches], blocks=blocks,
                   sources=["\n".join(m[5][m[3] - 1:m[4]]) for m in matches[:SYMBOL_MATCHES]])
 

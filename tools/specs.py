@@ -50,8 +50,17 @@ class ReadDetails(Details):
     next_start_line: int | None = Field(None, description="where a paged read goes on; None at the end")
 
 
+class Definition(BaseModel):
+    path: str
+    kind: Literal["class", "method", "def"]
+    name: str = Field(description="qualified: Class.method, outer.inner")
+    start: int
+    end: int
+
+
 class SymbolDetails(Details):
     matches: int = 0
+    definitions: list[Definition] = Field(default_factory=list, description="each match, best first")
     locations: list[str] = Field(default_factory=list)
     blocks: list[str] = Field(default_factory=list, description="each match as shown, best first")
     sources: list[str] = Field(default_factory=list, description="each match's source, without line numbers")

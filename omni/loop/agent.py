@@ -26,7 +26,7 @@ from omni.loop.plan import Plan
 from omni.loop.planning import Planning
 from omni.loop.progress import Progress
 from omni.loop.prompting import StepPrompts
-from omni.loop.requests import ask
+from omni.loop.requests import ask, chosen_by_omni
 from omni.loop.state import Outcome, RunState, UsageMeter
 from omni.prompts import Prompts
 from omni.protocols import AfterAction, AnswerSource, Events, Gate, Model, Sandbox, Steering
@@ -82,6 +82,7 @@ class Hooks:
     # after an edit that landed: a summary when the run's check passes now (omni/check/settled.py); the finish
     # gate is then asked at once, and what it sends back is the next step's correction
     check_passes: Callable[[Action | None, ToolResult], str | None] | None = None
+    opening: Callable[[], Action | None] = lambda: None  # omni's own first action, before the model's (repair)
 
 
 class Agent:
@@ -106,6 +107,8 @@ class Agent:
             self.interruptible(self.make_plan)
             self.hooks.ready()
             self.brief()
+            if first := self.hooks.opening():
+                self.interruptible(lambda: self.step(first))
             while True:
                 check_limits(self.config, self.state, self.meter)
                 self.interruptible(self.step)
@@ -155,13 +158,14 @@ class Agent:
         self.parts.events.emit("plan", reason=reason, version=plan.version, steps=[s.model_dump() for s in plan.steps])
 
     # ---- one step ---------------------------------------------------------------------------------
-    def step(self) -> None:
+    def step(self, chosen: Action | None = None) -> None:
+        """One action: the model's choice, or omni's own (`chosen`)."""
         s, events = self.state, self.parts.events
         prompt, s.correction = s.correction or self.prompting.step(), None
         s.steps += 1
         events.emit("step", n=s.steps, max=self.config.max_steps, plan_step=s.plan.current())
-        reply = ask(self.parts.model, self.conversation, prompt, self.parts.toolbox, self.guard.request_options(),
-                    events)
+        reply = chosen_by_omni(chosen, self.parts.model.tool_mode) if chosen else ask(
+            self.parts.model, self.conversation, prompt, self.parts.toolbox, self.guard.request_options(), events)
         self.meter.count(reply.usage, "step", text=reply.text)
         self.guard.replied(reply.finish_reason)
         action = None if reply.format_error else reply.actions[0]

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from omni.box.toolbox import Toolbox, details
+from omni.check.localize import fix_target
 from omni.check.settled import Check, CheckNow
 from omni.loop.conversation import Conversation
 from omni.loop.state import UsageMeter
@@ -103,13 +104,29 @@ class VerifiedRepair:
 
 
 class RepairRung:
-    """The ladder's next rung, after an edit: verified repair of the definition the model was working on,
-    when its rewrite was refused or changed nothing, or when its edit landed and the run's check still
-    fails. At most ROUNDS rounds per definition. A model whose edit makes the check pass is not slowed down."""
+    """The ladder's rungs of verified repair. The first, before the model's first step: the definition the
+    goal and the check point to (omni/check/localize.py), when they point to exactly one. The next, after an
+    edit: the definition the model was working on, when its rewrite was refused or changed nothing, or when
+    its edit landed and the run's check still fails. At most ROUNDS rounds per definition. A model whose
+    edit makes the check pass is not slowed down by the later rungs."""
 
-    def __init__(self, repair: VerifiedRepair, toolbox: Toolbox, check_now: CheckNow):
-        self.repair, self.toolbox, self.check_now = repair, toolbox, check_now
+    def __init__(self, repair: VerifiedRepair, toolbox: Toolbox, check_now: CheckNow, goal: str = ""):
+        self.repair, self.toolbox, self.check_now, self.goal = repair, toolbox, check_now, goal
         self.rounds: Counter[tuple[str, str]] = Counter()
+
+    def opening(self) -> Action | None:
+        """omni's own first action: propose_fixes on the localized definition; None when nothing is localized
+        or there is no check to try fixes against."""
+        check = self.check_now.check()
+        if not check:
+            return None
+        target = fix_target(self.repair.sandbox, self.goal, check.tests, [e["expression"] for e in check.examples])
+        if target is None:
+            return None
+        self.rounds[(target.path, target.symbol)] += 1
+        self.repair.events.emit("opening", path=target.path, symbol=target.symbol, why=target.why)
+        return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol},
+                      call_id="omni_opening")
 
     def __call__(self, action: Action, result: ToolResult) -> ToolResult:
         target = self.target(action, result)

@@ -3,11 +3,15 @@ sampling options; on a context overflow, older turns are condensed and the reque
 
 from __future__ import annotations
 
+import json
+
 from omni.box.toolbox import Toolbox
 from omni.errors import ContextLengthExceeded, ModelError
 from omni.loop.conversation import Conversation
 from omni.loop.guard import RequestOptions
+from omni.model.client import Reply
 from omni.protocols import Events, Model
+from omni.results import Action
 
 
 def ask(model: Model, conversation: Conversation, prompt: str, toolbox: Toolbox, options: RequestOptions,
@@ -30,3 +34,11 @@ def ask(model: Model, conversation: Conversation, prompt: str, toolbox: Toolbox,
                 raise ModelError("the context window is too small even after condensing") from exc
             events.emit("condensed", turns=len(conversation.turns))
             messages = condensed
+
+
+def chosen_by_omni(action: Action, tool_mode: str) -> Reply:
+    """An action omni takes itself, as the reply that would have asked for it: it joins the history like
+    the model's own calls (in text mode, written the way the model is asked to write one)."""
+    text = "" if tool_mode == "native" else "```tool_call\n" + json.dumps({"name": action.name,
+                                                                          "arguments": action.args}) + "\n```"
+    return Reply(text=text, actions=[action])

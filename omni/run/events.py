@@ -36,6 +36,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "check": ("source", "tests", "result"),
     "briefing": ("text", "lines"),
     "check_passes": ("tests", "examples"),
+    "opening": ("path", "symbol", "why"),
     "validation": ("new_failures", "tests", "lint"),
     "review": ("verdict", "confidence", "reasons"),
     "gate": ("decision", "attempt", "reasons", "confidence", "validation"),

@@ -134,6 +134,9 @@ class ConsoleUI:
                                      else "") if p)
         self.print(f"  [green]✓ the run's check passes now[/] ({what}): asking the finish gate")
 
+    def on_opening(self, path, symbol, why, **_):
+        self.print(f"  [cyan]omni starts by trying rewrites of {escape(symbol)}[/] in {escape(path)} ({escape(why)})")
+
     def on_candidate(self, id, target, passes, applied, failing, diff_lines, votes, error="", breaks=(), **_):
         if passes and breaks:
             said = f"[red]✗ passes the check but breaks[/] {escape(', '.join(breaks[:2]))}"

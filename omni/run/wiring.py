@@ -127,7 +127,8 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
         failing_tests(sorted(gate.base_tests.failing), gate.base_tests.report), reproduced(reproduction.tests)) if p))
     steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox)) if interactive else None
-    after = [RepairRung(repair, parts.toolbox, check_now)] if repair else []
+    rung = RepairRung(repair, parts.toolbox, check_now, request.goal) if repair else None
+    after = [rung] if rung else []
     after += [examples_hook(examples, sandbox, parts.toolbox), checkpoint_hook(workspace, events)]
 
     def ready() -> None:  # after the plan, before the first step: the baseline, then the run's check
@@ -136,6 +137,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
             reproduction.establish(sorted(gate.base_tests.failing), len(examples.examples), agent.conversation.messages)
 
     hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, repair=repair,
+                  opening=rung.opening if rung and s.opening_repair else lambda: None,
                   check_passes=CheckPasses(parts.toolbox, events, check_now) if s.finish_on_check else None)
     config = AgentConfig(max_steps=s.max_steps, max_cost=s.max_cost, timeout=s.timeout)
     agent = Agent(task, parts, hooks, config, meter)

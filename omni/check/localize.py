@@ -1,0 +1,96 @@
+"""Where the fix most likely goes, before the model has read anything: one definition, found from the goal
+and the run's check. Verified repair's opening round samples rewrites of it (omni/loop/repair.py).
+
+Tried in this order; the first rule that names exactly one definition wins:
+1. the goal says to fix it ("Fix int_convert in parse.py");
+2. a failing test is named after it (test_check_hyphen_ok tests check_hyphen_ok);
+3. the failing tests and the goal's examples call exactly one name the project defines, and defines once.
+A definition in a test file, or longer than MAX_LINES, is never the target: its rewrites would cost
+minutes of generation on a small local model. Everything is looked up with the sandbox's read-only tools.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from omni.box.toolbox import details
+from omni.check.briefing import goal_files
+from omni.protocols import Sandbox
+
+MAX_LINES = 80
+MAX_TESTS = 3  # failing tests whose bodies are read for rule 3
+_FIX = re.compile(r"\bfix\s+`?([A-Za-z_][\w.]*)", re.IGNORECASE)
+_CALL = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)\s*\(")
+_DEF = re.compile(r"\s*(?:async\s+)?def\s+(\w+)")
+_NOT_PROJECT = set(dir(builtins)) | {"self", "super"}
+
+
+@dataclass(frozen=True)
+class Target:
+    path: str
+    symbol: str  # qualified: Class.method
+    why: str
+
+
+def fix_target(sandbox: Sandbox, goal: str, tests: list[str], expressions: list[str]) -> Target | None:
+    near = goal_files(goal, set())
+    for name in _FIX.findall(goal):
+        if found := definition(sandbox, name, near):
+            return Target(found[0], found[1], f"the goal says to fix {name}")
+    for test in tests:
+        name = test.split("::")[-1].split("[")[0].removeprefix("test_")
+        if name and (found := definition(sandbox, name, near)):
+            return Target(found[0], found[1], f"the failing test {test} is named after it")
+    called = _called(sandbox, tests[:MAX_TESTS], expressions)
+    if len(called) == 1 and (found := definition(sandbox, called[0], near)):
+        return Target(found[0], found[1], "the only function of the project that the check calls")
+    return None
+
+
+def definition(sandbox: Sandbox, name: str, near: list[str]) -> tuple[str, str] | None:
+    """(path, qualified name) of the one short definition outside the tests that `name` names, preferring
+    the files the goal names; None when there is none or more than one."""
+    ran = sandbox.run_tool("read_symbol", {"symbol": name, "path": "."}, 60)
+    if not ran.success:
+        return None
+    found = [d for d in details("read_symbol", ran).definitions if not is_test_file(d.path)]
+    found = [d for d in found if any(d.path == p or d.path.endswith("/" + p) for p in near)] or found
+    exact = [d for d in found if name == d.name or name.endswith("." + d.name)]
+    one = exact[0] if len(exact) == 1 else found[0] if len(found) == 1 else None
+    if one is None or one.end - one.start + 1 > MAX_LINES:
+        return None
+    return one.path, one.name
+
+
+def _called(sandbox: Sandbox, tests: list[str], expressions: list[str]) -> list[str]:
+    """The names the tests' bodies and the expressions call that the project defines once. A bare call
+    (`match_file(...)`) is to a module's function, so only those count for it; a call through a name
+    (`pkg.parse(...)`) may be to a method too, so a function and a method of its name are two."""
+    sources = list(expressions)
+    for test in tests:
+        path, _, rest = test.partition("::")
+        ran = sandbox.run_tool("read_symbol", {"symbol": rest.replace("::", ".").split("[")[0], "path": path}, 60)
+        if ran.success and rest:
+            sources += details("read_symbol", ran).sources[:1]
+    own = {t.split("::")[-1].split("[")[0] for t in tests}
+    calls = [(name, bool(through)) for s in sources for through, name in _CALL.findall(s)]
+    names = sorted({n for n, _ in calls} - _NOT_PROJECT - own)
+    names = [n for n in names if not n.startswith(("assert", "test_"))]
+    if not names:
+        return []
+    pattern = rf"^\s*(async\s+)?def\s+({'|'.join(names)})\b"
+    ran = sandbox.run_tool("search", {"pattern": pattern, "glob": "*.py", "max_results": 200}, 60)
+    hits = [h for h in (details("search", ran).matches if ran.success else []) if not is_test_file(h.path)]
+    anywhere = Counter(m[1] for h in hits if (m := _DEF.match(h.text)))
+    top_level = Counter(m[1] for h in hits if (m := _DEF.match(h.text)) and not h.text[:1].isspace())
+    return sorted(n for n in names if (anywhere if any(t for m, t in calls if m == n) else top_level)[n] == 1)
+
+
+def is_test_file(path: str) -> bool:
+    p = PurePosixPath(path)
+    return (p.name.startswith("test_") or p.name.endswith("_test.py") or p.name == "conftest.py"
+            or any(part in ("tests", "test", ".omni") for part in p.parts[:-1]))

@@ -1,0 +1,105 @@
+"""Localizing the fix before the first step (omni/check/localize.py), with the real read-only tools of a
+local sandbox over a real repo: each rule that names one definition, and the cases that name none."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import make_repo
+
+from omni.box.local import LocalSandbox
+from omni.check.localize import Target, fix_target, is_test_file
+
+CORE = """def check_label(label):
+    if label[0] == '-' and label[-1] == '-':
+        raise ValueError(label)
+    return True
+
+
+def encode(text):
+    return '.'.join(check_label(p) and p for p in text.split('.'))
+
+
+def to_ascii(text):
+    return encode(text).encode()
+
+
+class Parser:
+    def parse(self, text):
+        return text
+
+
+def parse(text):
+    return Parser().parse(text)
+
+
+def long_one(x):
+""" + "    x += 1\n" * 90 + "    return x\n"
+
+TESTS = """import pkg
+import pytest
+from pkg.core import long_one
+
+
+def test_check_label():
+    assert pkg.check_label('a-')
+
+
+def test_trailing():
+    with pytest.raises(ValueError):
+        pkg.core.to_ascii('a-.com')
+
+
+def test_long():
+    assert long_one(1) == 2
+
+
+def encode(x):
+    return x
+"""
+
+PKG = {"pkg/__init__.py": "from pkg.core import check_label, encode, parse\n", "pkg/core.py": CORE,
+       "pkg/other.py": "def encode(data):\n    return bytes(data)\n", "tests/test_core.py": TESTS}
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    box = LocalSandbox(make_repo(tmp_path / "repo", PKG))
+    yield box
+    box.close()
+
+
+@pytest.mark.parametrize("goal, tests, expressions, expected", [
+    # 1. the goal says which: the file it names settles a name defined twice
+    ("encode drops labels. Fix encode in pkg/core.py.", [], [], Target("pkg/core.py", "encode",
+                                                                      "the goal says to fix encode")),
+    ("Fix `pkg.core.check_label`, it lets hyphens through", [], [],
+     Target("pkg/core.py", "check_label", "the goal says to fix pkg.core.check_label")),
+    # 2. a failing test named after a definition (the test file's own helpers never count)
+    ("labels may end with a hyphen", ["tests/test_core.py::test_check_label"], [],
+     Target("pkg/core.py", "check_label", "the failing test tests/test_core.py::test_check_label is named after it")),
+    # 3. the only function of the project that the check calls (pytest.raises is not the project's)
+    ("labels may end with a hyphen", ["tests/test_core.py::test_trailing"], [],
+     Target("pkg/core.py", "to_ascii", "the only function of the project that the check calls")),
+    # a bare call is to a module's function: the method of the same name does not make it two
+    ("parse gives the wrong text", [], ["parse('a') == 'b'"],
+     Target("pkg/core.py", "parse", "the only function of the project that the check calls")),
+])
+def test_one_rule_names_one_definition(sandbox, goal, tests, expressions, expected):
+    assert fix_target(sandbox, goal, tests, expressions) == expected
+
+
+@pytest.mark.parametrize("goal, tests, expressions", [
+    ("encode drops labels. Fix encode.", [], []),  # defined in two files, and the goal names neither
+    ("parse gives the wrong text", [], ["pkg.parse('a') == 'b'"]),  # through a name: a function or the method
+    ("long_one is off by one", ["tests/test_core.py::test_long"], []),  # one function, but over 80 lines
+    ("add count_reps", [], ["count_reps([0, 1, 0]) == {0: 2, 1: 1}"]),  # a function still to be written
+    ("the docs are unclear", [], []),
+])
+def test_no_single_short_definition_means_no_target(sandbox, goal, tests, expressions):
+    assert fix_target(sandbox, goal, tests, expressions) is None
+
+
+def test_test_files_are_told_apart_from_code():
+    assert is_test_file("tests/test_core.py") and is_test_file("pkg/test_x.py") and is_test_file("a/b_test.py")
+    assert is_test_file(".omni/check/test_reproduce.py") and is_test_file("conftest.py")
+    assert not is_test_file("pkg/core.py") and not is_test_file("pkg/testing_tools.py")
