@@ -210,3 +210,15 @@ def test_no_opening_round_without_a_localized_definition(tmp_path, fake, docker_
     run = run_omni(repo, "--yes", "--samples", "2", "make the sum right", fake=fake, opening_repair=True)
     assert run.code == 0, run.stdout + run.stderr
     assert not [e for e in run.events() if e["kind"] == "opening"] and not candidates(run)
+
+
+def test_a_candidate_that_breaks_a_neighbour_of_the_check_test_in_its_own_file_breaks(tmp_path, docker_engine):
+    files = {**CALC, "test_calc.py": CALC["test_calc.py"] + "\n\ndef test_add_zero():\n    assert add(5, 0) == 5\n"}
+    with own_sandbox(tmp_path, "neighbour", files) as box:
+        four = "def add(a, b):\n    return 4\n"  # passes test_add (2 + 2), breaks test_add_zero beside it
+        tried = box.run_tool("try_fixes", {"path": "calc.py", "symbol": "add", "candidates": [four, RIGHT[10:-4]],
+                                           "tests": ["test_calc.py::test_add"]}, 120)
+        assert tried.success, tried.error
+        first, second = tried.details["outcomes"]
+        assert first["passes"] and first["breaks"] == ["test_calc.py::test_add_zero"]
+        assert second["passes"] and second["breaks"] == []  # test_add failed before: passing it is no break

@@ -38,8 +38,10 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
             raise ToolError(f"could not make a scratch copy of the workspace: {exc}") from exc
         box = Context(root=scratch, cancelled=ctx.cancelled, project_python=ctx.project_python,
                       test_command=ctx.test_command, base_rev=ctx.base_rev)
-        beside = [] if ctx.test_command else [t for t in module_tests(scratch, path)
-                                              if not any(x.split("::")[0] == t for x in tests or [])]
+        # the module's test files, and the whole files of the check's tests: a candidate that makes one
+        # test pass may break its neighbours (the check's own tests fail before, so they count as no break)
+        files = [t.split("::")[0] for t in tests or [] if not t.startswith(".omni/")]
+        beside = [] if ctx.test_command else list(dict.fromkeys(files + module_tests(scratch, path)))
         before = set(_failing(box, beside, timeout)) if beside else set()
         outcomes = [_try(box, path, symbol, code, tests or [], examples or [], timeout, original, beside, before)
                     for code in candidates]
