@@ -42,6 +42,7 @@ FILES = {
                             "def test_unit():\n    assert unit().r == 1\n\n\ndef test_skip():\n"
                             "    import pytest\n    pytest.skip('not today')\n",
     "legacy.py": "def broken():\n    return undefined_name\n",
+    "styled.py": "import os\n\n\ndef one():\n    return 1\n",  # breaks F401 (unused import) from the start
     ".gitignore": "ignored/\n",
     "ignored/secret.txt": "hidden\n",
     "big.txt": "".join(f"line {n}\n" for n in range(1, 1001)),
@@ -441,6 +442,18 @@ def test_lint_changed_and_given_files(box):
     old = call(box, "lint", paths=["legacy.py"])  # committed with an undefined name: not this run's doing
     assert old.success and "all there before this run; none new" in old.output
     assert "F821 Undefined name `undefined_name` [there before this run]" in old.output
+
+
+def test_lint_code_in_the_files_own_style_is_not_new_but_another_rule_is(box):
+    wrote = call(box, "create_file", path="styled.py", overwrite=True,
+                 content="import os\nimport sys\n\n\ndef one():\n    unused = 2\n    return 1\n")
+    assert wrote.success, wrote.error
+    result = call(box, "lint", paths=["styled.py"])
+    assert "F401 `os` imported but unused (fixable) [there before this run]" in result.output
+    assert "F401 `sys` imported but unused (fixable) [a rule this file broke before]" in result.output
+    assert "F841 Local variable `unused` is assigned to but never used" in result.output
+    assert "1 new in this run" in result.error and result.details["new_findings"] == [
+        "styled.py: F841 Local variable `unused` is assigned to but never used"]
 
 
 def test_git_status_and_diff_show_the_runs_changes(box):

@@ -80,18 +80,23 @@ def lint(ctx: Context, paths: list[str] | None = None) -> dict:
         return result(True, f"ruff: no problems in {len(targets)} file(s)", problems=0, findings=[],
                       new_findings=[])
     before = _before(ctx, targets)
+    # A rule the file already broke at the start (u'' strings everywhere, say) is the file's own style:
+    # new code written like the code around it is not a new problem. A syntax error always is.
+    styles = {(rel, code) for rel, code, _ in before if code} if before is not None else set()
     lines, listed = [], []
     for item in findings:
         key = (item["rel"], item.get("code"), item["message"])
         old = before is not None and before[key] > 0
+        style = not old and (item["rel"], item.get("code")) in styles
         if old:
             before[key] -= 1
         fix = " (fixable)" if item.get("fix") else ""
         line = (f"{item['rel']}:{item['location']['row']}:{item['location']['column']}: "
                 f"{item.get('code') or 'syntax'} {item['message']}{fix}")
         listed.append({"path": item["rel"], "code": item.get("code") or "syntax", "message": item["message"],
-                       "new": None if before is None else not old})
-        lines.append(line + (" [there before this run]" if old else " [new]" if before is not None else ""))
+                       "new": None if before is None else not (old or style)})
+        lines.append(line + (" [there before this run]" if old else " [a rule this file broke before]" if style
+                             else " [new]" if before is not None else ""))
     # The finish gate reads new_findings: one judgment of "new", the same one the model was shown.
     fresh = [f"{f['path']}: {f['code']} {f['message']}" for f in listed if f["new"]]
     known = {"findings": listed, **({"new_findings": fresh} if before is not None else {})}
