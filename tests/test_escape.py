@@ -241,7 +241,7 @@ def test_after_kill_9_the_next_start_cleans_up(tmp_path, fake, docker_engine):
     repo = make_repo(tmp_path / "repo", CALC)
     fake.add(PLAN, shell("sleep 300", timeout=600))
     argv = [sys.executable, "-m", "omni.cli", "--base-url", fake.base_url, "--model", "fake-model",
-            "--tool-mode", "native", "--no-review", "--yes", "wait"]
+            "--tool-mode", "native", "--no-review", "--samples", "1", "--yes", "wait"]  # the script's turns only
     proc = subprocess.Popen(argv, cwd=repo, env=user_env(tmp_path), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
