@@ -91,13 +91,13 @@ def _defining_files(sandbox: Sandbox, names: list[str]) -> dict[str, list[str]]:
     result = sandbox.run_tool("search", {"pattern": pattern, "glob": "*.py", "max_results": 1000}, 60)
     found: dict[str, list[str]] = {}
     for hit in details("search", result).matches if result.success else []:
-        name = _defined_name(hit.text)
+        name = defined_name(hit.text)
         if name and hit.path not in found.setdefault(name, []):
             found[name].append(hit.path)
     return found
 
 
-def _defined_name(code: str) -> str:
+def defined_name(code: str) -> str:
     """The name a `def` or `class` line of source code defines ('' for other lines)."""
     match = re.match(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)", code)
     return match[1] if match else ""
@@ -134,7 +134,7 @@ def related_definitions(sandbox: Sandbox, goal: str) -> list[tuple[str, str]]:
                                          "max_results": 2000}, 60)
     found = []
     for hit in details("search", result).matches if result.success else []:
-        name = _defined_name(hit.text)
+        name = defined_name(hit.text)
         shared = _name_words(name) & words if name else set()
         if shared and "test" not in hit.path.lower() and (hit.path, name) not in {f[:2] for f in found}:
             found.append((hit.path, name, shared))

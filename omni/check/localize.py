@@ -18,14 +18,13 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from omni.box.toolbox import details
-from omni.check.briefing import goal_files
+from omni.check.briefing import defined_name, goal_files
 from omni.protocols import Sandbox
 
 MAX_LINES = 80
 MAX_TESTS = 3  # failing tests whose bodies are read for rule 3
 _FIX = re.compile(r"\bfix\s+`?([A-Za-z_][\w.]*)", re.IGNORECASE)
 _CALL = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)\s*\(")
-_DEF = re.compile(r"\s*(?:async\s+)?def\s+(\w+)")
 _NOT_PROJECT = set(dir(builtins)) | {"self", "super"}
 
 
@@ -41,9 +40,10 @@ def fix_target(sandbox: Sandbox, goal: str, tests: list[str], expressions: list[
     for name in _FIX.findall(goal):
         if found := definition(sandbox, name, near):
             return Target(found[0], found[1], f"the goal says to fix {name}")
-    for test in tests:
-        name = test.split("::")[-1].split("[")[0].removeprefix("test_")
-        if name and (found := definition(sandbox, name, near)):
+    named = {t: _test_name(t).removeprefix("test_") for t in tests}
+    defined = {defined_name(h.text) for h in _definitions(sandbox, [n for n in named.values() if n], "def|class")}
+    for test, name in named.items():  # read_symbol scans the repository: only for names defined outside tests
+        if name in defined and (found := definition(sandbox, name, near)):
             return Target(found[0], found[1], f"the failing test {test} is named after it")
     called = _called(sandbox, tests[:MAX_TESTS], expressions)
     if len(called) == 1 and (found := definition(sandbox, called[0], near)):
@@ -76,18 +76,28 @@ def _called(sandbox: Sandbox, tests: list[str], expressions: list[str]) -> list[
         ran = sandbox.run_tool("read_symbol", {"symbol": rest.replace("::", ".").split("[")[0], "path": path}, 60)
         if ran.success and rest:
             sources += details("read_symbol", ran).sources[:1]
-    own = {t.split("::")[-1].split("[")[0] for t in tests}
+    own = {_test_name(t) for t in tests}
     calls = [(name, bool(through)) for s in sources for through, name in _CALL.findall(s)]
     names = sorted({n for n, _ in calls} - _NOT_PROJECT - own)
     names = [n for n in names if not n.startswith(("assert", "test_"))]
+    hits = _definitions(sandbox, names, "def")
+    anywhere = Counter(defined_name(h.text) for h in hits)
+    top_level = Counter(defined_name(h.text) for h in hits if not h.text[:1].isspace())
+    return sorted(n for n in names if (anywhere if any(t for m, t in calls if m == n) else top_level)[n] == 1)
+
+
+def _definitions(sandbox: Sandbox, names: list[str], kinds: str) -> list:
+    """The `def` (or `class`, per kinds) lines outside the tests that define any of names: one search."""
     if not names:
         return []
-    pattern = rf"^\s*(async\s+)?def\s+({'|'.join(names)})\b"
-    ran = sandbox.run_tool("search", {"pattern": pattern, "glob": "*.py", "max_results": 200}, 60)
-    hits = [h for h in (details("search", ran).matches if ran.success else []) if not is_test_file(h.path)]
-    anywhere = Counter(m[1] for h in hits if (m := _DEF.match(h.text)))
-    top_level = Counter(m[1] for h in hits if (m := _DEF.match(h.text)) and not h.text[:1].isspace())
-    return sorted(n for n in names if (anywhere if any(t for m, t in calls if m == n) else top_level)[n] == 1)
+    pattern = rf"^\s*(async\s+)?({kinds})\s+({'|'.join(sorted(set(names)))})\b"
+    ran = sandbox.run_tool("search", {"pattern": pattern, "glob": "*.py", "max_results": 1000}, 60)
+    return [h for h in (details("search", ran).matches if ran.success else []) if not is_test_file(h.path)]
+
+
+def _test_name(test: str) -> str:
+    """The test function's name in a pytest id: tests/test_x.py::Class::test_y[case] -> test_y."""
+    return test.split("::")[-1].split("[")[0]
 
 
 def is_test_file(path: str) -> bool:
