@@ -70,6 +70,18 @@ def test_a_candidate_that_breaks_the_modules_other_tests_ranks_below_one_that_do
     assert "return a + b" in (repo / "calc.py").read_text()
 
 
+def test_candidates_are_shown_the_definition_without_its_docstring_and_the_applied_one_keeps_it(tmp_path, fake,
+                                                                                               docker_engine):
+    doc, mul_ = '    """Add two numbers.\n\n    Long prose a small model would copy into every candidate.\n    """\n', "\n\ndef mul(a, b):\n    return a * b\n"
+    repo = make_repo(tmp_path / "repo", {**CALC, "calc.py": "def add(a, b):\n" + doc + "    return a - b\n" + mul_})
+    fake.add(PLAN, PROPOSE, {"choices": [WRONG_1, RIGHT]}, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    asked = fake.requests[2]["messages"][-1]["content"].split("Write a corrected version")[-1]
+    assert "def add(a, b):\n    return a - b\n```" in asked and "Long prose" not in asked
+    assert (repo / "calc.py").read_text() == "def add(a, b):\n" + doc + "    return a + b\n" + mul_
+
+
 def test_a_server_that_ignores_n_gets_the_rest_one_by_one(calc_repo, fake, docker_engine):
     fake.add(PLAN, PROPOSE, {"choices": [WRONG_1]}, {"text": "I think add is fine."}, {"text": RIGHT}, FINISH)
     run = run_omni(calc_repo, "--yes", "--samples", "3", "make add() return the sum", fake=fake)
