@@ -32,6 +32,9 @@ def parse(text):
     return Parser().parse(text)
 
 
+VERSION = lambda: 1
+
+
 def long_one(x):
 """ + "    x += 1\n" * 90 + "    return x\n"
 
@@ -74,10 +77,14 @@ def sandbox(tmp_path):
                                                                       "the goal says to fix encode")),
     ("Fix `pkg.core.check_label`, it lets hyphens through", [], [],
      Target("pkg/core.py", "check_label", "the goal says to fix pkg.core.check_label")),
-    # 2. a failing test named after a definition (the test file's own helpers never count)
+    # 2. not written yet: the one name the examples call that nothing defines, in the one file the goal names
+    ("Add count_reps(seq) to pkg/core.py", [], ["count_reps([0, 1, 0]) == {0: 2, 1: 1}", "encode('a') == 'a'"],
+     Target("pkg/core.py", "count_reps", "the goal's examples call count_reps, which is not written yet, and the "
+                                          "goal names pkg/core.py")),
+    # 3. a failing test named after a definition (the test file's own helpers never count)
     ("labels may end with a hyphen", ["tests/test_core.py::test_check_label"], [],
      Target("pkg/core.py", "check_label", "the failing test tests/test_core.py::test_check_label is named after it")),
-    # 3. the only function of the project that the check calls (pytest.raises is not the project's)
+    # 4. the only function of the project that the check calls (pytest.raises is not the project's)
     ("labels may end with a hyphen", ["tests/test_core.py::test_trailing"], [],
      Target("pkg/core.py", "to_ascii", "the only function of the project that the check calls")),
     # a bare call is to a module's function: the method of the same name does not make it two
@@ -92,7 +99,11 @@ def test_one_rule_names_one_definition(sandbox, goal, tests, expressions, expect
     ("encode drops labels. Fix encode.", [], []),  # defined in two files, and the goal names neither
     ("parse gives the wrong text", [], ["pkg.parse('a') == 'b'"]),  # through a name: a function or the method
     ("long_one is off by one", ["tests/test_core.py::test_long"], []),  # one function, but over 80 lines
-    ("add count_reps", [], ["count_reps([0, 1, 0]) == {0: 2, 1: 1}"]),  # a function still to be written
+    ("add count_reps", [], ["count_reps([0, 1, 0]) == {0: 2, 1: 1}"]),  # still to be written, but where?
+    ("add count_reps to pkg/nowhere.py", [], ["count_reps([1]) == {1: 1}"]),  # a file that does not exist
+    ("add count_reps to tests/test_core.py", [], ["count_reps([1]) == {1: 1}"]),  # a test file
+    ("add VERSION to pkg/core.py", [], ["VERSION() == 2"]),  # assigned at the top of pkg/core.py, not missing
+    ("add count_reps and more to pkg/core.py", [], ["count_reps([1]) == more([1])"]),  # two names missing
     ("the docs are unclear", [], []),
 ])
 def test_no_single_short_definition_means_no_target(sandbox, goal, tests, expressions):

@@ -72,7 +72,8 @@ def test_a_candidate_that_breaks_the_modules_other_tests_ranks_below_one_that_do
 
 def test_candidates_are_shown_the_definition_without_its_docstring_and_the_applied_one_keeps_it(tmp_path, fake,
                                                                                                docker_engine):
-    doc, mul_ = '    """Add two numbers.\n\n    Long prose a small model would copy into every candidate.\n    """\n', "\n\ndef mul(a, b):\n    return a * b\n"
+    doc = '    """Add two numbers.\n\n    Long prose a small model would copy into every candidate.\n    """\n'
+    mul_ = "\n\ndef mul(a, b):\n    return a * b\n"
     repo = make_repo(tmp_path / "repo", {**CALC, "calc.py": "def add(a, b):\n" + doc + "    return a - b\n" + mul_})
     fake.add(PLAN, PROPOSE, {"choices": [WRONG_1, RIGHT]}, FINISH)
     run = run_omni(repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
@@ -123,6 +124,19 @@ def test_samples_1_turns_it_off(calc_repo, fake, docker_engine):
     run = run_omni(calc_repo, "--yes", "--samples", "1", "make add() return the sum", fake=fake)
     assert run.code == 0
     assert "propose_fixes" not in [t["function"]["name"] for t in fake.requests[1]["tools"]]
+
+
+def test_propose_fixes_for_a_name_that_is_neither_defined_nor_called_by_the_check_is_a_clear_error(calc_repo, fake,
+                                                                                                     docker_engine):
+    """A misspelled target is not taken for a new function: only a name the check's examples call is."""
+    typo = {"tool": "propose_fixes", "args": {"path": "calc.py", "symbol": "ad"}}
+    fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+    fake.add(PLAN, typo, fix, FINISH)
+    run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
+    assert not observation["success"] and "'ad'" in observation["error"] and not candidates(run)
+    assert len(fake.requests) == 4  # the plan, and three steps: no sampling request
 
 
 def test_a_candidate_that_hangs_its_check_is_cut_and_the_others_still_tried(tmp_path, docker_engine):
@@ -187,6 +201,37 @@ def test_the_opening_round_repairs_the_localized_definition_before_the_model_act
     assert len(fake.requests) == 2 and fake.requests[1]["n"] == 2  # the plan, the candidates: no step request
     assert "omni starts by trying rewrites of add in calc.py" in run.stdout
     assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_the_opening_round_writes_a_function_the_goal_asks_for_and_lists_it_in_all(tmp_path, fake, docker_engine):
+    """A feature goal: its example calls count_reps, which nothing defines yet, and it names pkg/seqs.py.
+    The candidates are new functions, shown the file's imports; the one that passes is added at the end
+    of the file and listed in its __all__, so the package exports it."""
+    seqs = ("from collections import defaultdict\n\n__all__ = ['count_by']\n\n\n"
+            "def count_by(f, seq):\n    result = defaultdict(int)\n    for item in seq:\n"
+            "        result[f(item)] += 1\n    return result\n")
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "from pkg.seqs import *  # noqa: F403\n",
+                                         "pkg/seqs.py": seqs})
+    unimported = "```python\ndef count_reps(seq):\n    return dict(Counter(seq))\n```"  # F821: refused
+    right = ("```python\ndef count_reps(seq):\n    result = defaultdict(int)\n    for item in seq:\n"
+             "        result[item] += 1\n    return dict(result)\n```")
+    fake.add(PLAN, {"choices": [unimported, right]})
+    goal = "Add count_reps(seq) to pkg/seqs.py, importable as pkg.count_reps: count_reps([0, 1, 0]) == {0: 2, 1: 1}"
+    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    opening = next(e for e in run.events() if e["kind"] == "opening")
+    assert (opening["path"], opening["symbol"]) == ("pkg/seqs.py", "count_reps") and "not written yet" in opening["why"]
+    asked = fake.requests[1]["messages"][-1]["content"].split("Write `count_reps`")[-1]
+    assert "a new function to add at the end of pkg/seqs.py" in asked
+    assert "from collections import defaultdict\n```" in asked
+    first, second = candidates(run)
+    assert not first["applied"] and "rolled back" in first["error"] and second["passes"]
+    written = (repo / "pkg/seqs.py").read_text()
+    assert written.startswith(seqs.replace("['count_by']", "['count_by', 'count_reps']"))
+    assert written.endswith("        result[item] += 1\n    return dict(result)\n")
+    exported = subprocess.run([sys.executable, "-c", "from pkg import count_reps; print(count_reps('aba'))"],
+                              cwd=repo, capture_output=True, text=True)
+    assert exported.stdout.strip() == "{'a': 2, 'b': 1}", exported.stderr
 
 
 @pytest.mark.parametrize("tool_mode", ["native", "text"])

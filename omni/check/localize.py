@@ -3,8 +3,11 @@ and the run's check. Verified repair's opening round samples rewrites of it (omn
 
 Tried in this order; the first rule that names exactly one definition wins:
 1. the goal says to fix it ("Fix int_convert in parse.py");
-2. a failing test is named after it (test_check_hyphen_ok tests check_hyphen_ok);
-3. the failing tests and the goal's examples call exactly one name the project defines, and defines once.
+2. it is not written yet: the goal's examples call one name the project does not define, and the goal names
+   one Python file outside the tests for it ("add count_reps(seq) to funcy/seqs.py"); rewrites of it are new
+   functions, added to that file;
+3. a failing test is named after it (test_check_hyphen_ok tests check_hyphen_ok);
+4. the failing tests and the goal's examples call exactly one name the project defines, and defines once.
 A definition in a test file, or longer than MAX_LINES, is never the target: its rewrites would cost
 minutes of generation on a small local model. Everything is looked up with the sandbox's read-only tools.
 """
@@ -40,6 +43,8 @@ def fix_target(sandbox: Sandbox, goal: str, tests: list[str], expressions: list[
     for name in _FIX.findall(goal):
         if found := definition(sandbox, name, near):
             return Target(found[0], found[1], f"the goal says to fix {name}")
+    if new := _not_written(sandbox, near, expressions):
+        return new
     named = {t: _test_name(t).removeprefix("test_") for t in tests}
     defined = {defined_name(h.text) for h in _definitions(sandbox, [n for n in named.values() if n], "def|class")}
     for test, name in named.items():  # read_symbol scans the repository: only for names defined outside tests
@@ -49,6 +54,25 @@ def fix_target(sandbox: Sandbox, goal: str, tests: list[str], expressions: list[
     if len(called) == 1 and (found := definition(sandbox, called[0], near)):
         return Target(found[0], found[1], "the only function of the project that the check calls")
     return None
+
+
+def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> Target | None:
+    """Rule 2: the one name the examples call bare that nothing in the project defines, to be added to the
+    one Python file the goal names."""
+    files = [p for p in near if p.endswith(".py") and not is_test_file(p)]
+    called = sorted({name for e in expressions for through, name in _CALL.findall(e) if not through}
+                    - _NOT_PROJECT)
+    if len(files) != 1 or not called:
+        return None
+    defined = {defined_name(h.text) for h in _definitions(sandbox, called, "def|class")}
+    assigned = sandbox.run_tool("search", {"pattern": rf"^({'|'.join(called)})\s*[:=]", "glob": "*.py"}, 60)
+    defined |= {re.match(r"\w+", h.text)[0] for h in details("search", assigned).matches} if assigned.success \
+        else set(called)
+    missing = [n for n in called if n not in defined]
+    if len(missing) != 1 or not sandbox.run_tool("outline", {"path": files[0]}, 60).success:
+        return None
+    return Target(files[0], missing[0], f"the goal's examples call {missing[0]}, which is not written yet, "
+                                        f"and the goal names {files[0]}")
 
 
 def definition(sandbox: Sandbox, name: str, near: list[str]) -> tuple[str, str] | None:

@@ -10,6 +10,7 @@ candidate and what it did to the check, not k raw failures.
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from collections import Counter
 from collections.abc import Callable
@@ -43,18 +44,31 @@ class VerifiedRepair:
         if not check.tests and not check.examples:
             return ToolResult.fail("tool_error", "there is no check to try fixes against: no test fails and the "
                                    "goal gives no example. Fix the code with an edit, or write a failing test first.")
-        found = self.sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60)
-        if not found.success:
+        found, imports = self.sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60), ""
+        if found.success:
+            source = without_docstring(details("read_symbol", found).sources[0])
+        elif (imports := self._new(path, symbol, check)) is not None:
+            source = ""  # not written yet: the candidates are new functions, added at the end of path
+        else:
             return found
-        source = details("read_symbol", found).sources[0]
         prompt = self.prompts.render("propose", symbol=symbol, path=path, check=check.describe(), note=note,
-                                     source=without_docstring(source))
+                                     source=source, imports=imports)
         messages = self.conversation.messages(prompt) if self.conversation else [{"role": "user", "content": prompt}]
         replies, how = self.model.samples(messages, self.samples, TEMPERATURE, tools=self.tools)
         for reply in replies:
             self.meter.count(reply.usage, "candidates")
         codes = [code_of(r.text) for r in replies]
         return self._try(path, symbol, codes, check, how)
+
+    def _new(self, path: str, symbol: str, check: Check) -> str | None:
+        """When symbol is a function the check calls that is not written yet, to go in path (a Python file
+        that exists: a new feature's function, "add count_reps(seq) to funcy/seqs.py"), the import lines of
+        path, for the candidates to use; else None."""
+        called = any(re.search(rf"(?<![\w.]){re.escape(symbol)}\s*\(", e["expression"]) for e in check.examples)
+        if not called or not symbol.isidentifier():
+            return None
+        found = self.sandbox.run_tool("search", {"pattern": r"^(from|import)\s", "path": path}, 60)
+        return "\n".join(m.text for m in details("search", found).matches) if found.success else None
 
     def _try(self, path: str, symbol: str, codes: list[str], check: Check, how: str) -> ToolResult:
         usable = [c for c in codes if c]
