@@ -35,6 +35,23 @@ def parse(text):
 VERSION = lambda: 1
 
 
+def slice_spec(text):
+    return [int(p) if p else None for p in text.split(':')]
+
+
+def apply_slice(spec, items):
+    return items[spec[0]:spec[1]]
+
+
+def query(text, items):
+    return apply_slice(slice_spec(text), items)
+
+
+class Index:
+    def query(self, text):
+        return text
+
+
 def long_one(x):
 """ + "    x += 1\n" * 90 + "    return x\n"
 
@@ -90,6 +107,10 @@ def sandbox(tmp_path):
     # a bare call is to a module's function: the method of the same name does not make it two
     ("parse gives the wrong text", [], ["parse('a') == 'b'"],
      Target("pkg/core.py", "parse", "the only function of the project that the check calls")),
+    # 5. the last function the examples run that is named after a word of the goal they do not spell out
+    ("Slices with a step are ignored", [], ["pkg.core.query('::2', [0, 1, 2, 3]) == [0, 2]"],
+     Target("pkg/core.py", "apply_slice", "the last function the goal's examples run that is named after the "
+                                          "goal's word 'slice'")),
 ])
 def test_one_rule_names_one_definition(sandbox, goal, tests, expressions, expected):
     assert fix_target(sandbox, goal, tests, expressions) == expected
@@ -105,6 +126,7 @@ def test_one_rule_names_one_definition(sandbox, goal, tests, expressions, expect
     ("add VERSION to pkg/core.py", [], ["VERSION() == 2"]),  # assigned at the top of pkg/core.py, not missing
     ("add count_reps and more to pkg/core.py", [], ["count_reps([1]) == more([1])"]),  # two names missing
     ("the docs are unclear", [], []),
+    ("query gives the wrong items", [], ["pkg.core.query('::2', [0, 1, 2, 3]) == [0, 2]"]),  # no goal word
 ])
 def test_no_single_short_definition_means_no_target(sandbox, goal, tests, expressions):
     assert fix_target(sandbox, goal, tests, expressions) is None

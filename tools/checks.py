@@ -288,13 +288,13 @@ def git_diff(ctx: Context, path: str | None = None) -> dict:
     return result(True, text.strip() or "no changes since the run started")
 
 
-def check_examples(ctx: Context, examples: list[dict], timeout: int = 30) -> dict:
+def check_examples(ctx: Context, examples: list[dict], timeout: int = 30, trace: bool = False) -> dict:
     """Evaluate the goal's examples (`expression == expected`) in the project's Python. Not a model tool:
-    the gate runs it at the start and at the finish."""
+    the gate runs it at the start and at the finish; the localizer asks for the functions each one ran."""
     from example_eval import MARKER  # the script itself runs in the project's Python, not this one
 
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "example_eval.py")
-    done = ctx.run([ctx.project_python, script, json.dumps(examples)], timeout)
+    done = ctx.run([ctx.project_python, script, json.dumps(examples), *(["--trace"] if trace else [])], timeout)
     if done.timed_out:
         return result(False, done.output, error=f"the examples did not finish in {timeout}s", failure="timeout")
     _, marker, found = done.output.rpartition(MARKER)

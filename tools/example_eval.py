@@ -2,6 +2,8 @@
 
 argv[1] is JSON: [{"expression": ..., "expected": ...}]. Prints a marker line, then one JSON list with, for
 each example, {"holds": bool, "got": repr or "Type: message", "raised": exception type name or ""}.
+With argv[2] == "--trace", each also has "called": the repository's functions (outside the tests) that its
+expression ran, in the order first called, as [path, qualified name, first line].
 A name an example uses is looked up as a module of that name, or as a top-level definition in the repository
 (outside the tests), whichever fits how it is used: `parse.parse(...)` wants the module, `normalize_file(...)`
 the function. Only the standard library is used: this runs in whatever Python the project has.
@@ -88,20 +90,47 @@ def namespace(*sources: str) -> dict:
     return names
 
 
-def evaluate(example: dict) -> dict:
+class Calls:
+    """The repository's own functions a piece of code runs (sys.setprofile), first call first."""
+
+    def __init__(self):
+        self.root, self.seen, self.called = os.getcwd() + os.sep, set(), []
+
+    def __call__(self, frame, event, arg):
+        code = frame.f_code
+        if event != "call" or code in self.seen:
+            return
+        self.seen.add(code)
+        path = code.co_filename
+        if not path.startswith(self.root) or code.co_name.startswith("<"):
+            return
+        relative = os.path.relpath(path, self.root)
+        if any(part.startswith("test") or part in SKIP_DIRS for part in relative.split(os.sep)):
+            return
+        self.called.append([relative, getattr(code, "co_qualname", code.co_name), code.co_firstlineno])
+
+
+def evaluate(example: dict, trace: bool = False) -> dict:
+    calls = Calls()
     try:
         names = namespace(example["expression"], example["expected"])
-        got = eval(example["expression"], names)  # noqa: S307 - the user's own example, in the sandbox
+        sys.setprofile(calls if trace else None)
+        try:
+            got = eval(example["expression"], names)  # noqa: S307 - the user's own example, in the sandbox
+        finally:
+            sys.setprofile(None)
         wanted = eval(example["expected"], names)  # noqa: S307
-        return {"holds": bool(got == wanted), "got": repr(got)[:300], "raised": ""}
+        found = {"holds": bool(got == wanted), "got": repr(got)[:300], "raised": ""}
     except Exception as exc:  # noqa: BLE001 - whatever the code raises is the answer
-        return {"holds": False, "got": f"{type(exc).__name__}: {exc}"[:300], "raised": type(exc).__name__}
+        found = {"holds": False, "got": f"{type(exc).__name__}: {exc}"[:300], "raised": type(exc).__name__}
+    return {**found, "called": calls.called} if trace else found
 
 
 def main() -> None:
     del sys.path[0]  # this script's folder: the tools' modules must not shadow the project's
     sys.path[:0] = [os.path.abspath(path) for path in ("src", ".") if os.path.isdir(path)]
-    results = [evaluate(example) for example in json.loads(sys.argv[1])]
+    trace = sys.argv[2:3] == ["--trace"]
+    results = [evaluate(example, trace) for example in json.loads(sys.argv[1])]
     print("\n" + MARKER + json.dumps(results))
 
 

@@ -279,6 +279,7 @@ class check_examples(Spec):
     kind, module, details = INTERNAL, "checks", ExamplesDetails
     examples: list[dict]
     timeout: int = Field(30, ge=1, le=600)
+    trace: bool = False  # each result also lists the repository's functions its expression ran
 
 
 class CandidateOutcome(BaseModel):

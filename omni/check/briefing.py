@@ -118,7 +118,7 @@ def goal_words(goal: str) -> set[str]:
     return words - _PLAIN
 
 
-def _name_words(name: str) -> set[str]:
+def name_words(name: str) -> set[str]:
     return {part.lower() for part in re.split(r"_+|(?<=[a-z0-9])(?=[A-Z])", name) if part}
 
 
@@ -135,7 +135,7 @@ def related_definitions(sandbox: Sandbox, goal: str) -> list[tuple[str, str]]:
     found = []
     for hit in details("search", result).matches if result.success else []:
         name = defined_name(hit.text)
-        shared = _name_words(name) & words if name else set()
+        shared = name_words(name) & words if name else set()
         if shared and "test" not in hit.path.lower() and (hit.path, name) not in {f[:2] for f in found}:
             found.append((hit.path, name, shared))
     uses = Counter(word for _, _, shared in found for word in shared)

@@ -7,7 +7,10 @@ Tried in this order; the first rule that names exactly one definition wins:
    one Python file outside the tests for it ("add count_reps(seq) to funcy/seqs.py"); rewrites of it are new
    functions, added to that file;
 3. a failing test is named after it (test_check_hyphen_ok tests check_hyphen_ok);
-4. the failing tests and the goal's examples call exactly one name the project defines, and defines once.
+4. the failing tests and the goal's examples call exactly one name the project defines, and defines once;
+5. of the functions the goal's examples run, the last one called that is named after a word of the goal
+   the examples do not spell out ("Slices with a step are ignored" and `search('[::2]', ...)` ran
+   `visit_slice` last): the symptom shows in the result, so the last such function is the nearest to it.
 A definition in a test file, or longer than MAX_LINES, is never the target: its rewrites would cost
 minutes of generation on a small local model. Everything is looked up with the sandbox's read-only tools.
 """
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from omni.box.toolbox import details
-from omni.check.briefing import defined_name, goal_files
+from omni.check.briefing import defined_name, goal_files, goal_words, name_words
 from omni.protocols import Sandbox
 
 MAX_LINES = 80
@@ -53,7 +56,7 @@ def fix_target(sandbox: Sandbox, goal: str, tests: list[str], expressions: list[
     called = _called(sandbox, tests[:MAX_TESTS], expressions)
     if len(called) == 1 and (found := definition(sandbox, called[0], near)):
         return Target(found[0], found[1], "the only function of the project that the check calls")
-    return None
+    return _last_named(sandbox, goal, expressions)
 
 
 def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> Target | None:
@@ -73,6 +76,26 @@ def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> T
         return None
     return Target(files[0], missing[0], f"the goal's examples call {missing[0]}, which is not written yet, "
                                         f"and the goal names {files[0]}")
+
+
+def _last_named(sandbox: Sandbox, goal: str, expressions: list[str]) -> Target | None:
+    """Rule 5: the last function the examples ran that shares a word with the goal (not one of the
+    examples' own words) and is short enough to rewrite."""
+    if not expressions:
+        return None
+    ran = sandbox.run_tool("check_examples", {"examples": [{"expression": e, "expected": "None"} for e in expressions],
+                                              "trace": True}, 90)
+    if not ran.success:
+        return None
+    own = {w for e in expressions for name in re.findall(r"[A-Za-z_]\w*", e) for w in name_words(name)}
+    words = goal_words(goal) - own
+    called = [c for r in details("check_examples", ran).results for c in r.get("called", [])]
+    for path, name, _ in reversed(called):
+        shared = sorted(name_words(name.rsplit(".", 1)[-1]) & words)
+        if shared and (found := definition(sandbox, name, [path])):
+            return Target(found[0], found[1], f"the last function the goal's examples run that is named after "
+                                              f"the goal's word {shared[0]!r}")
+    return None
 
 
 def definition(sandbox: Sandbox, name: str, near: list[str]) -> tuple[str, str] | None:
