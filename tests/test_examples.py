@@ -24,6 +24,9 @@ FIX_ADD = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "r
     ("Add count_reps: count_reps([0, 1, 0]) == {0: 2, 1: 1}.", [Example("count_reps([0, 1, 0])", "{0: 2, 1: 1}")]),
     ("f(x) == 3 and g(y) == 4", [Example("f(x)", "3"), Example("g(y)", "4")]),  # two, not one chained
     ("Use `split('a,b') == ['a', 'b']`.", [Example("split('a,b')", "['a', 'b']")]),
+    ("relativedelta(months=12) is not normalized: it should equal relativedelta(years=1) (as months=14 does).",
+     [Example("relativedelta(months=12)", "relativedelta(years=1)")]),
+    ("to_list('a') should return ['a'], not 'a'.", [Example("to_list('a')", "['a']")]),
 ])
 def test_examples_are_taken_from_the_way_bug_reports_state_them(goal, expected):
     assert goal_examples(goal) == expected
@@ -34,6 +37,10 @@ def test_examples_are_taken_from_the_way_bug_reports_state_them(goal, expected):
     "make the tests pass",
     "x == y is what the docs say",
     "it gives an error instead of a warning",  # no code on either side
+    "run(cmd) fails: it should be quiet",  # a word, not a value
+    "the output should equal 3",  # no call it is said of
+    "wcswidth() should return -1 when the string has a control character",  # a function named, and a condition
+    "size('ab') should return 0 if it is empty",  # a condition
 ])
 def test_prose_gives_no_examples(goal):
     assert goal_examples(goal) == []

@@ -18,6 +18,9 @@ EXAMPLE_TIMEOUT = 30
 _INSTEAD = re.compile(r"\s+instead of\s+", re.I)
 _VERB = re.compile(r"\s+(?:returns?|gives?|yields?|produces?|evaluates to|is)\s+", re.I)
 _EQUALS = re.compile(r"(?<![=!<>])==(?!=)")
+_SHOULD = re.compile(r"\s+(?:should|must)\s+(?:be\s+equal\s+to|equal|return|give|be)\s+", re.I)
+_CONDITIONS = {"when", "whenever", "if", "unless", "for"}
+_PRONOUN = re.compile(r"(?:^|\W)(?:it|this|that)\s*$", re.I)
 # Endings of a stated value: the character after it.
 _ENDS = set(" \t\n,.;:)`!?'\"")
 
@@ -89,8 +92,34 @@ def _value_after(goal: str, start: int) -> str | None:
     return best
 
 
+def _subject(goal: str, end: int) -> str | None:
+    """What "should equal" is said of: the expression just before it, or, after "it", "this" or "that",
+    the last expression with a call in the WINDOW before the pronoun."""
+    if direct := _expression_before(goal, end):
+        return direct
+    pronoun = _PRONOUN.search(goal[max(0, end - 20):end])
+    if not pronoun:
+        return None
+    before = end - (len(goal[max(0, end - 20):end]) - pronoun.start())
+    for close in range(before, max(0, before - WINDOW), -1):
+        if goal[close - 1:close] == ")" and (found := _expression_before(goal, close)):
+            return found
+    return None
+
+
+def _stated(expression: str, expected: str, after: str) -> bool:
+    """Whether "expression should equal expected" states one case: a value, not a word ("should be
+    quiet"); a call with arguments, not a function named in prose ("wcswidth() should return -1 when the
+    string has a control character"); and not a condition after it."""
+    calls = [n for n in ast.walk(_tree(expression) or ast.Constant(0)) if isinstance(n, ast.Call)]
+    rest = after.lstrip()[len(expected):].split()
+    return (not isinstance(_tree(expected), ast.Name) and any(c.args or c.keywords for c in calls)
+            and not (rest and rest[0].lower() in _CONDITIONS))
+
+
 def goal_examples(goal: str) -> list[Example]:
-    """`expression == value` and `expression gives X instead of value`, in the order the goal states them."""
+    """`expression == value`, `expression gives X instead of value`, and `expression should equal value`
+    (or "X(...) is wrong: it should equal value"), in the order the goal states them."""
     found: list[tuple[int, Example]] = []
     for match in _EQUALS.finditer(goal):
         expression, expected = _expression_before(goal, match.start()), _value_after(goal, match.end())
@@ -102,6 +131,10 @@ def goal_examples(goal: str) -> list[Example]:
             continue
         expression, expected = _expression_before(goal, verbs[-1].start()), _value_after(goal, match.end())
         if expression and expected:
+            found.append((match.start(), Example(expression, expected)))
+    for match in _SHOULD.finditer(goal):
+        expression, expected = _subject(goal, match.start()), _value_after(goal, match.end())
+        if expression and expected and _stated(expression, expected, goal[match.end():]):
             found.append((match.start(), Example(expression, expected)))
     unique = list(dict.fromkeys(example for _, example in sorted(found, key=lambda item: item[0])))
     return unique[:MAX_EXAMPLES]
