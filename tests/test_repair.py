@@ -54,6 +54,23 @@ def test_the_third_candidate_passes_and_is_the_one_applied(calc_repo, fake, dock
     assert applied.returncode == 0 and "return a + b" in (calc_repo / "calc.py").read_text()
 
 
+def test_a_second_round_is_shown_the_first_rounds_best_miss_and_its_failure(calc_repo, fake, docker_engine):
+    """No candidate of the first round passes: the same call asks again, its note giving the best one and
+    how the check failed with it (the assertion), and how many were the code unchanged."""
+    unchanged = "```python\ndef add(a, b):\n    return a - b\n```"
+    fake.add(PLAN, PROPOSE, {"choices": [WRONG_1, unchanged]}, {"choices": [WRONG_2, RIGHT]}, FINISH)
+    run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    seen = candidates(run)
+    assert [(c["id"], c["passes"]) for c in seen] == [(1, False), (2, False), (3, False), (4, True)]
+    again = fake.requests[3]["messages"][-1]["content"].split("Write a corrected version")[-1]
+    assert "this rewrite was tried and is wrong (test_calc.py::test_add" in again and "assert 5 == 4" in again
+    assert "return a + b + 1" in again and "1 rewrite(s) so far were the code unchanged" in again
+    observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
+    assert "4 candidate rewrites of add" in observation["output"] and "candidate 4 passes" in observation["output"]
+    assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
 def test_a_candidate_that_breaks_the_modules_other_tests_ranks_below_one_that_does_not(tmp_path, fake, docker_engine):
     repo = make_repo(tmp_path / "repo", {**CALC, "tests/test_more.py": "from calc import add\n\n\n"
                                          "def test_add_zero():\n    assert add(5, 0) == 5\n"})
@@ -98,7 +115,8 @@ def test_a_one_slot_server_refusing_n_and_no_passing_candidate_leave_the_run_goi
                                                                                    docker_engine):
     refused = {"status": 400, "error": "Value must be between 1 <= value <= 1"}
     fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
-    fake.add(PLAN, PROPOSE, refused, {"text": WRONG_1}, {"text": WRONG_2}, fix, FINISH)
+    fake.add(PLAN, PROPOSE, refused, {"text": WRONG_1}, {"text": WRONG_2}, {"text": WRONG_2}, {"text": WRONG_1},
+             fix, FINISH)  # n refused once per endpoint: both rounds ask one by one
     run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
     assert run.code == 0, run.stdout + run.stderr
     observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
@@ -175,12 +193,13 @@ def test_a_definition_gets_two_rounds_of_candidates_and_no_more(calc_repo, fake,
                                                    "new_source": f"def add(a, b):\n    return a +{' ' * n}\n"}}
 
     fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
-    fake.add(PLAN, broken(1), {"choices": [WRONG_1, WRONG_2]}, broken(2), {"choices": [WRONG_1, WRONG_1]},
-             broken(3), PLAN, fix, FINISH)  # three failures on one plan step: a replan
+    fake.add(PLAN, broken(1), {"choices": [WRONG_1, WRONG_2]}, {"choices": [WRONG_2, WRONG_2]}, broken(2),
+             {"choices": [WRONG_1, WRONG_1]}, {"choices": [WRONG_2, WRONG_1]}, broken(3), PLAN, fix, FINISH)
     run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
     assert run.code == 0, run.stdout + run.stderr
-    seen = candidates(run)
-    assert len(seen) == 4 and [c["votes"] for c in seen[2:]] == [2, 2]  # the same code twice: one, with 2 votes
+    seen = candidates(run)  # two calls of two rounds each; three failures on one plan step: a replan
+    assert [c["id"] for c in seen] == [1, 2, 3, 4, 1, 2, 3, 4]
+    assert [c["votes"] for c in seen[4:]] == [2, 2, 1, 3]  # equal code in a call is one candidate: its votes so far
     refused = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "replace_symbol"]
     assert ["omni also tried rewrites" in r["error"] for r in refused] == [True, True, False]
     assert "return a + b" in (calc_repo / "calc.py").read_text()
@@ -240,14 +259,15 @@ def test_an_opening_round_that_finds_nothing_is_in_the_models_history(calc_repo,
     its own turn (a tool call in native mode, a tool_call block in text mode), and goes on from there."""
     fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
     if tool_mode == "native":
-        fake.add(PLAN, {"choices": [WRONG_1, WRONG_2]}, fix, FINISH)
+        fake.add(PLAN, {"choices": [WRONG_1, WRONG_2]}, {"choices": [WRONG_2, WRONG_1]}, fix, FINISH)
     else:  # a text-mode model writes its calls as tool_call blocks; this server answers n with one choice
-        fake.add(PLAN, {"text": WRONG_1}, {"text": WRONG_2}, *[{"text": "```tool_call\n" + json.dumps(
-            {"name": t["tool"], "arguments": t["args"]}) + "\n```"} for t in (fix, FINISH)])
+        calls = [{"text": "```tool_call\n" + json.dumps({"name": t["tool"], "arguments": t["args"]}) + "\n```"}
+                 for t in (fix, FINISH)]
+        fake.add(PLAN, *[{"text": w} for w in (WRONG_1, WRONG_2, WRONG_2, WRONG_1)], *calls)
     run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake,
                    tool_mode=tool_mode, opening_repair=True)
     assert run.code == 0, run.stdout + run.stderr
-    step = fake.requests[2 if tool_mode == "native" else 3]  # after the plan and the candidates
+    step = fake.requests[3 if tool_mode == "native" else 5]  # after the plan and two rounds of candidates
     said = [m for m in step["messages"] if m["role"] == "assistant"][0]
     if tool_mode == "native":
         assert said["tool_calls"][0]["function"]["name"] == "propose_fixes"

@@ -19,6 +19,7 @@ from workspace import ToolError, read_text, resolve
 
 NOT_COPIED = (".git", "__pycache__", ".pytest_cache", ".mypy_cache", "node_modules")  # .omni/check is: the check
 SCRATCH_SKIP = shutil.ignore_patterns(*NOT_COPIED)
+MESSAGE = 600  # characters of a candidate's failure kept for the next round's prompt
 NOT_SEARCHED = {*NOT_COPIED, ".omni", ".venv", "venv"}  # for the module's own test files
 
 
@@ -89,7 +90,7 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
          timeout: int, original: str, beside: list[str], before: set[str]) -> dict:
     target = box.root / path
     outcome = {"applied": False, "error": "", "passes": False, "failing": [], "tests_ran": False,
-               "examples_hold": None, "diff_lines": 0, "shape": _shape(code), "breaks": []}
+               "examples_hold": None, "diff_lines": 0, "shape": _shape(code), "breaks": [], "message": ""}
     try:
         edit = python_tools.replace_symbol(box, path, symbol, code)
     except ToolError as exc:
@@ -107,10 +108,16 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
             outcome["failing"] = ran["details"].get("failing", []) if counts else ["(the tests did not run)"]
             if ran.get("failure") == "timeout":
                 outcome["failing"] = ["(the tests timed out)"]
+            outcome["message"] = _first_failure(ran["output"]) if outcome["failing"] else ""
         if examples:
             held = checks.check_examples(box, examples, timeout=min(timeout, 60))
             results = held["details"].get("results") if held["success"] else None
             outcome["examples_hold"] = bool(results) and all(r["holds"] for r in results)
+            wrong = [(e, r) for e, r in zip(examples, results or [], strict=False) if not r["holds"]]
+            if wrong and not outcome["message"]:
+                outcome["message"] = f"{wrong[0][0]['expression']} gives {wrong[0][1]['got']}"[:MESSAGE]
+            elif not results and not outcome["message"]:
+                outcome["message"] = (held["error"] or "the examples did not run")[:MESSAGE]
         outcome["passes"] = (not tests or (outcome["tests_ran"] and not outcome["failing"])) and \
             (not examples or outcome["examples_hold"] is True)
         if outcome["passes"] and beside:  # only a candidate that passes is worth the module's tests
@@ -118,6 +125,15 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
     finally:
         target.write_text(original, encoding="utf-8", errors="surrogateescape")  # the next candidate starts clean
     return outcome
+
+
+def _first_failure(output: str) -> str:
+    """The first failing test's block of a run_tests report: its id, message and the end of its trace."""
+    _, marker, rest = output.partition("\nFAILED ")
+    if not marker:
+        _, marker, rest = output.partition("\nERROR ")
+    block = rest.split("\nFAILED ")[0].split("\nERROR ")[0].strip()
+    return block[:MESSAGE] if marker else output.strip()[-MESSAGE:]
 
 
 def _shape(code: str) -> str:

@@ -26,7 +26,8 @@ from omni.protocols import Events, Model, Sandbox
 from omni.results import Action, ToolResult
 
 TEMPERATURE = 0.8
-ROUNDS = 2  # rounds of candidates the rung asks for per definition
+ROUNDS = 2  # times the rung asks for candidates per definition
+ROUNDS_PER_CALL = 2  # rounds of samples one propose_fixes asks for while none passes: the next sees the best miss
 
 
 class VerifiedRepair:
@@ -51,14 +52,24 @@ class VerifiedRepair:
             source = ""  # not written yet: the candidates are new functions, added at the end of path
         else:
             return found
-        prompt = self.prompts.render("propose", symbol=symbol, path=path, check=check.describe(), note=note,
-                                     source=source, imports=imports)
-        messages = self.conversation.messages(prompt) if self.conversation else [{"role": "user", "content": prompt}]
-        replies, how = self.model.samples(messages, self.samples, TEMPERATURE, tools=self.tools)
-        for reply in replies:
-            self.meter.count(reply.usage, "candidates")
-        codes = [code_of(r.text) for r in replies]
-        return self._try(path, symbol, codes, check, how)
+        rows: list = []  # (id, code, outcome) of every candidate of this call
+        votes: dict[str, int] = {}
+        for _ in range(ROUNDS_PER_CALL):
+            prompt = self.prompts.render("propose", symbol=symbol, path=path, check=check.describe(),
+                                         note=note, source=source, imports=imports)
+            messages = self.conversation.messages(prompt) if self.conversation else \
+                [{"role": "user", "content": prompt}]
+            replies, how = self.model.samples(messages, self.samples, TEMPERATURE, tools=self.tools)
+            for reply in replies:
+                self.meter.count(reply.usage, "candidates")
+            tried = self._round(path, symbol, [code_of(r.text) for r in replies], check, how, rows, votes)
+            if tried is not None:
+                return tried
+            ranked = self._ranked(rows, votes)
+            if ranked and ranked[0][2].passes and not ranked[0][2].breaks:
+                break
+            note = self._next_note(note, ranked, rows)
+        return self._decide(path, symbol, self._ranked(rows, votes), votes, len(rows))
 
     def _new(self, path: str, symbol: str, check: Check) -> str | None:
         """When symbol is a function the check calls that is not written yet, to go in path (a Python file
@@ -70,7 +81,10 @@ class VerifiedRepair:
         found = self.sandbox.run_tool("search", {"pattern": r"^(from|import)\s", "path": path}, 60)
         return "\n".join(m.text for m in details("search", found).matches) if found.success else None
 
-    def _try(self, path: str, symbol: str, codes: list[str], check: Check, how: str) -> ToolResult:
+    def _round(self, path: str, symbol: str, codes: list[str], check: Check, how: str, rows: list,
+               votes: dict[str, int]) -> ToolResult | None:
+        """Try one round's candidates in the sandbox; add them to rows (numbered on from the last round's)
+        and votes, one event each. A ToolResult only when try_fixes itself failed."""
         usable = [c for c in codes if c]
         outcomes = []
         if usable:
@@ -79,13 +93,13 @@ class VerifiedRepair:
             if not tried.success:
                 return tried
             outcomes = list(details("try_fixes", tried).outcomes)
-        rows, votes = [], {}
-        for n, code in enumerate(codes, 1):
+        first = len(rows)
+        for n, code in enumerate(codes, first + 1):
             outcome = outcomes.pop(0) if code else None
             if outcome is not None:
                 votes[outcome.shape] = votes.get(outcome.shape, 0) + 1
             rows.append((n, code, outcome))
-        for n, code, outcome in rows:
+        for n, code, outcome in rows[first:]:
             self.events.emit("candidate", id=n, target=f"{path}:{symbol}", asked=how,
                              parsed=bool(code), applied=bool(outcome and outcome.applied),
                              passes=bool(outcome and outcome.passes), failing=outcome.failing if outcome else [],
@@ -93,9 +107,28 @@ class VerifiedRepair:
                              votes=votes.get(outcome.shape, 0) if outcome else 0,
                              breaks=outcome.breaks if outcome else [],
                              error=(outcome.error if outcome else "no code block in the reply"), code=code)
-        ranked = sorted((r for r in rows if r[2] and r[2].applied), key=lambda r: (
+        return None
+
+    @staticmethod
+    def _ranked(rows: list, votes: dict[str, int]) -> list:
+        return sorted((r for r in rows if r[2] and r[2].applied), key=lambda r: (
             not r[2].passes, len(r[2].breaks), len(r[2].failing), -votes[r[2].shape], r[2].diff_lines))
-        return self._decide(path, symbol, ranked, votes, len(codes))
+
+    @staticmethod
+    def _next_note(note: str, ranked: list, rows: list) -> str:
+        """The next round's note: what the best candidate so far still did wrong, and how many candidates
+        were the code unchanged, so the next samples try something else."""
+        copies = sum(1 for _, _, o in rows if o and "changed nothing" in o.error)
+        parts = [note] if note else []
+        if ranked:
+            _, code, outcome = ranked[0]
+            what = (f"breaks {', '.join(outcome.breaks[:2])}" if outcome.passes else
+                    outcome.message or ", ".join(outcome.failing[:2]) or "the check still fails")
+            parts.append(f"this rewrite was tried and is wrong ({what}):\n```python\n{code}\n```\n"
+                         "Do not write it again")
+        if copies:
+            parts.append(f"{copies} rewrite(s) so far were the code unchanged")
+        return "; ".join(parts) + "."
 
     def _decide(self, path: str, symbol: str, ranked: list, votes: dict, asked: int) -> ToolResult:
         if not ranked:
@@ -108,7 +141,7 @@ class VerifiedRepair:
                                    f"tests that passed before: {', '.join(outcome.breaks[:3])}. Its code:\n```python"
                                    f"\n{code}\n```\nKeep what it fixes, and edit the code so those pass too.")
         if not outcome.passes:
-            what = ", ".join(outcome.failing[:3]) or "the goal's examples do not hold"
+            what = outcome.message or ", ".join(outcome.failing[:3]) or "the goal's examples do not hold"
             return ToolResult.fail("tests_failed", f"{said}; none passes the check. The best (candidate {n}) still "
                                    f"fails: {what}. Its code:\n```python\n{code}\n```\nWork out from the "
                                    "failure what it must do differently, and edit the code.")
