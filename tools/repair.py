@@ -90,13 +90,15 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
          timeout: int, original: str, beside: list[str], before: set[str]) -> dict:
     target = box.root / path
     outcome = {"applied": False, "error": "", "passes": False, "failing": [], "tests_ran": False,
-               "examples_hold": None, "diff_lines": 0, "shape": _shape(code), "breaks": [], "message": ""}
+               "examples_hold": None, "diff_lines": 0, "shape": _shape(code), "breaks": [], "message": "",
+               "unchanged": False}
     try:
         edit = python_tools.replace_symbol(box, path, symbol, code)
     except ToolError as exc:
         edit = result(False, error=str(exc), failure="edit_failed")
     if not edit["success"]:
         outcome["error"] = edit["error"].splitlines()[0][:300] if edit["error"] else "the edit was refused"
+        outcome["unchanged"] = bool(edit.get("details", {}).get("unchanged"))
         return outcome
     outcome["applied"] = True
     outcome["diff_lines"] = _changed_lines(original, read_text(target, path))

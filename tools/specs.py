@@ -293,6 +293,7 @@ class CandidateOutcome(BaseModel):
     shape: str = ""  # the code without formatting: equal shapes are the same fix
     breaks: list[str] = Field(default_factory=list)  # tests of the touched module that passed before, not now
     message: str = ""  # how the check still fails with it: the first failing test's message, or an example's result
+    unchanged: bool = False  # the candidate is the code as it is (refused: it changes nothing)
 
 
 class RepairDetails(Details):

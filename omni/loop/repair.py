@@ -10,7 +10,6 @@ candidate and what it did to the check, not k raw failures.
 from __future__ import annotations
 
 import ast
-import re
 import textwrap
 from collections import Counter
 from collections.abc import Callable
@@ -75,8 +74,8 @@ class VerifiedRepair:
         """When symbol is a function the check calls that is not written yet, to go in path (a Python file
         that exists: a new feature's function, "add count_reps(seq) to funcy/seqs.py"), the import lines of
         path, for the candidates to use; else None."""
-        called = any(re.search(rf"(?<![\w.]){re.escape(symbol)}\s*\(", e["expression"]) for e in check.examples)
-        if not called or not symbol.isidentifier():
+        if not symbol.isidentifier() or symbol not in {n.func.id for e in check.examples for n in ast.walk(
+                ast.parse(e["expression"], mode="eval")) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}:
             return None
         found = self.sandbox.run_tool("search", {"pattern": r"^(from|import)\s", "path": path}, 60)
         return "\n".join(m.text for m in details("search", found).matches) if found.success else None
@@ -118,7 +117,7 @@ class VerifiedRepair:
     def _next_note(note: str, ranked: list, rows: list) -> str:
         """The next round's note: what the best candidate so far still did wrong, and how many candidates
         were the code unchanged, so the next samples try something else."""
-        copies = sum(1 for _, _, o in rows if o and "changed nothing" in o.error)
+        copies = sum(1 for _, _, o in rows if o and o.unchanged)
         parts = [note] if note else []
         if ranked:
             _, code, outcome = ranked[0]
