@@ -52,6 +52,18 @@ class Index:
         return text
 
 
+class Delta:
+    def __init__(self, n):
+        self.n = n
+        self._fix()
+
+    def _fix(self):
+        self.n = self.n % 13
+
+    def __eq__(self, other):
+        return self.n == other.n
+
+
 def long_one(x):
 """ + "    x += 1\n" * 90 + "    return x\n"
 
@@ -111,6 +123,9 @@ def sandbox(tmp_path):
     ("Slices with a step are ignored", [], ["pkg.core.query('::2', [0, 1, 2, 3]) == [0, 2]"],
      Target("pkg/core.py", "apply_slice", "the last function the goal's examples run that is named after the "
                                           "goal's word 'slice'")),
+    # 6. the only short function, dunders aside, that the examples run: a constructor's helper
+    ("Delta(12) is not normalized: it should equal Delta(0)", [], ["Delta(12)"],
+     Target("pkg/core.py", "Delta._fix", "the only short function the goal's examples run")),
 ])
 def test_one_rule_names_one_definition(sandbox, goal, tests, expressions, expected):
     assert fix_target(sandbox, goal, tests, expressions) == expected

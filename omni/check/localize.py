@@ -10,7 +10,9 @@ Tried in this order; the first rule that names exactly one definition wins:
 4. the failing tests and the goal's examples call exactly one name the project defines, and defines once;
 5. of the functions the goal's examples run, the last one called that is named after a word of the goal
    the examples do not spell out ("Slices with a step are ignored" and `search('[::2]', ...)` ran
-   `visit_slice` last): the symptom shows in the result, so the last such function is the nearest to it.
+   `visit_slice` last): the symptom shows in the result, so the last such function is the nearest to it;
+6. the only short function, dunder methods aside, that the goal's examples run (`relativedelta(months=12)`
+   runs a long `__init__` and its helper `_fix`).
 A definition in a test file, or longer than MAX_LINES, is never the target: its rewrites would cost
 minutes of generation on a small local model. Everything is looked up with the sandbox's read-only tools.
 """
@@ -28,7 +30,8 @@ from omni.check.briefing import defined_name, goal_files, goal_words, name_words
 from omni.protocols import Sandbox
 
 MAX_LINES = 80
-MAX_TESTS = 3  # failing tests whose bodies are read for rule 3
+MAX_TESTS = 3  # failing tests whose bodies are read for rule 4
+MAX_TRACED = 6  # rule 6 looks for the one short function among at most this many the examples ran
 _FIX = re.compile(r"\bfix\s+`?([A-Za-z_][\w.]*)", re.IGNORECASE)
 _CALL = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)\s*\(")
 _NOT_PROJECT = set(dir(builtins)) | {"self", "super"}
@@ -56,7 +59,7 @@ def fix_target(sandbox: Sandbox, goal: str, tests: list[str], expressions: list[
     called = _called(sandbox, tests[:MAX_TESTS], expressions)
     if len(called) == 1 and (found := definition(sandbox, called[0], near)):
         return Target(found[0], found[1], "the only function of the project that the check calls")
-    return _last_named(sandbox, goal, expressions)
+    return _traced(sandbox, goal, expressions)
 
 
 def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> Target | None:
@@ -78,9 +81,10 @@ def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> T
                                         f"and the goal names {files[0]}")
 
 
-def _last_named(sandbox: Sandbox, goal: str, expressions: list[str]) -> Target | None:
-    """Rule 5: the last function the examples ran that shares a word with the goal (not one of the
-    examples' own words) and is short enough to rewrite."""
+def _traced(sandbox: Sandbox, goal: str, expressions: list[str]) -> Target | None:
+    """Rules 5 and 6, from the functions the examples ran: the last one that shares a word with the goal
+    (not one of the examples' own words) and is short enough to rewrite; else the only short one that is
+    not a dunder method (a constructor and its one helper: the helper)."""
     if not expressions:
         return None
     ran = sandbox.run_tool("check_examples", {"examples": [{"expression": e, "expected": "None"} for e in expressions],
@@ -89,12 +93,17 @@ def _last_named(sandbox: Sandbox, goal: str, expressions: list[str]) -> Target |
         return None
     own = {w for e in expressions for name in re.findall(r"[A-Za-z_]\w*", e) for w in name_words(name)}
     words = goal_words(goal) - own
-    called = [c for r in details("check_examples", ran).results for c in r.get("called", [])]
-    for path, name, _ in reversed(called):
+    called = list(dict.fromkeys((path, name) for r in details("check_examples", ran).results
+                                for path, name, _ in r.get("called", [])))
+    for path, name in reversed(called):
         shared = sorted(name_words(name.rsplit(".", 1)[-1]) & words)
         if shared and (found := definition(sandbox, name, [path])):
             return Target(found[0], found[1], f"the last function the goal's examples run that is named after "
                                               f"the goal's word {shared[0]!r}")
+    plain = [(path, name) for path, name in called if not re.fullmatch(r"__\w+__", name.rsplit(".", 1)[-1])]
+    short = [found for path, name in plain[:MAX_TRACED] if (found := definition(sandbox, name, [path]))]
+    if len(plain) <= MAX_TRACED and len(short) == 1:
+        return Target(short[0][0], short[0][1], "the only short function the goal's examples run")
     return None
 
 
