@@ -55,8 +55,8 @@ def test_the_third_candidate_passes_and_is_the_one_applied(calc_repo, fake, dock
 
 
 def test_a_second_round_is_shown_the_first_rounds_best_miss_and_its_failure(calc_repo, fake, docker_engine):
-    """No candidate of the first round passes: the same call asks again, its note giving the best one and
-    how the check failed with it (the assertion), and how many were the code unchanged."""
+    """No candidate of the first round passes: the same call asks again, its note saying how the best one
+    failed (the assertion, not its code) and how many were the code unchanged."""
     unchanged = "```python\ndef add(a, b):\n    return a - b\n```"
     fake.add(PLAN, PROPOSE, {"choices": [WRONG_1, unchanged]}, {"choices": [WRONG_2, RIGHT]}, FINISH)
     run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
@@ -64,10 +64,23 @@ def test_a_second_round_is_shown_the_first_rounds_best_miss_and_its_failure(calc
     seen = candidates(run)
     assert [(c["id"], c["passes"]) for c in seen] == [(1, False), (2, False), (3, False), (4, True)]
     again = fake.requests[3]["messages"][-1]["content"].split("Write a corrected version")[-1]
-    assert "this rewrite was tried and is wrong (test_calc.py::test_add" in again and "assert 5 == 4" in again
-    assert "return a + b + 1" in again and "1 rewrite(s) so far were the code unchanged" in again
+    assert "a rewrite tried before still failed: test_calc.py::test_add" in again and "assert 5 == 4" in again
+    assert "1 rewrite(s) were the code unchanged" in again
+    assert "return a + b + 1" not in again  # the miss's code is not shown: a small model would write it again
     observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
     assert "4 candidate rewrites of add" in observation["output"] and "candidate 4 passes" in observation["output"]
+    assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_candidates_that_are_all_the_code_unchanged_are_said_to_be(calc_repo, fake, docker_engine):
+    unchanged = "```python\ndef add(a, b):\n    return a - b\n```"
+    fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+    fake.add(PLAN, PROPOSE, {"choices": [unchanged, unchanged]}, {"choices": [unchanged, unchanged]}, fix, FINISH)
+    run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
+    assert "none of the 4 candidate rewrites of add could be applied (each was the code as it is now)" \
+        in observation["error"]
     assert "return a + b" in (calc_repo / "calc.py").read_text()
 
 

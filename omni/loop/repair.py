@@ -26,7 +26,7 @@ from omni.results import Action, ToolResult
 
 TEMPERATURE = 0.8
 ROUNDS = 2  # times the rung asks for candidates per definition
-ROUNDS_PER_CALL = 2  # rounds of samples one propose_fixes asks for while none passes: the next sees the best miss
+ROUNDS_PER_CALL = 2  # rounds of samples one propose_fixes asks for while none passes: the next hears how it failed
 
 
 class VerifiedRepair:
@@ -68,7 +68,8 @@ class VerifiedRepair:
             if ranked and ranked[0][2].passes and not ranked[0][2].breaks:
                 break
             note = self._next_note(note, ranked, rows)
-        return self._decide(path, symbol, self._ranked(rows, votes), votes, len(rows))
+        copies = sum(1 for _, _, o in rows if o and o.unchanged)
+        return self._decide(path, symbol, self._ranked(rows, votes), votes, len(rows), copies)
 
     def _new(self, path: str, symbol: str, check: Check) -> str | None:
         """When symbol is a function the check calls that is not written yet, to go in path (a Python file
@@ -115,24 +116,26 @@ class VerifiedRepair:
 
     @staticmethod
     def _next_note(note: str, ranked: list, rows: list) -> str:
-        """The next round's note: what the best candidate so far still did wrong, and how many candidates
-        were the code unchanged, so the next samples try something else."""
+        """The next round's note: how the best candidate so far still went wrong, and how many candidates
+        were the code unchanged. Not the candidate's code: a 1.5B model shown a rewrite writes it again
+        (wcwidth, funcy: the whole second round was copies of the miss it was shown)."""
         copies = sum(1 for _, _, o in rows if o and o.unchanged)
         parts = [note] if note else []
         if ranked:
-            _, code, outcome = ranked[0]
-            what = (f"breaks {', '.join(outcome.breaks[:2])}" if outcome.passes else
-                    outcome.message or ", ".join(outcome.failing[:2]) or "the check still fails")
-            parts.append(f"this rewrite was tried and is wrong ({what}):\n```python\n{code}\n```\n"
-                         "Do not write it again")
+            outcome = ranked[0][2]
+            parts.append(f"a rewrite that made the check pass broke {', '.join(outcome.breaks[:3])}"
+                         if outcome.passes else "a rewrite tried before still failed: "
+                         + (outcome.message or ", ".join(outcome.failing[:2]) or "the check"))
         if copies:
-            parts.append(f"{copies} rewrite(s) so far were the code unchanged")
+            parts.append(f"{copies} rewrite(s) were the code unchanged; change what is wrong")
         return "; ".join(parts) + "."
 
-    def _decide(self, path: str, symbol: str, ranked: list, votes: dict, asked: int) -> ToolResult:
+    def _decide(self, path: str, symbol: str, ranked: list, votes: dict, asked: int, copies: int) -> ToolResult:
         if not ranked:
+            why = ("each was the code as it is now" if copies == asked else
+                   "no code, or a syntax or lint error" + (f"; {copies} were the code unchanged" if copies else ""))
             return ToolResult.fail("edit_failed", f"none of the {asked} candidate rewrites of {symbol} could be "
-                                   "applied (no code, or a syntax error). Edit the code yourself.")
+                                   f"applied ({why}). Edit the code yourself.")
         n, code, outcome = ranked[0]
         said = f"{asked} candidate rewrites of {symbol} tried in a scratch copy"
         if outcome.passes and outcome.breaks:
