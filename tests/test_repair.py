@@ -256,6 +256,7 @@ def test_the_opening_round_writes_a_function_the_goal_asks_for_and_lists_it_in_a
     asked = fake.requests[1]["messages"][-1]["content"].split("Write `count_reps`")[-1]
     assert "a new function to add at the end of pkg/seqs.py" in asked
     assert "from collections import defaultdict\n```" in asked
+    assert "with a one-line\ndocstring" in asked  # a new public function is documented (funcy's test_docs)
     first, second = candidates(run)
     assert not first["applied"] and "rolled back" in first["error"] and second["passes"]
     written = (repo / "pkg/seqs.py").read_text()
