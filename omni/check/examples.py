@@ -92,15 +92,25 @@ def _value_after(goal: str, start: int) -> str | None:
     return best
 
 
+def bare_calls(expression: str) -> set[str]:
+    """The names an example's expression calls directly (`count_reps(...)`, not `pkg.parse(...)`)."""
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return set()
+    return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
 def _subject(goal: str, end: int) -> str | None:
     """What "should equal" is said of: the expression just before it, or, after "it", "this" or "that",
     the last expression with a call in the WINDOW before the pronoun."""
     if direct := _expression_before(goal, end):
         return direct
-    pronoun = _PRONOUN.search(goal[max(0, end - 20):end])
+    start = max(0, end - 20)
+    pronoun = _PRONOUN.search(goal[start:end])
     if not pronoun:
         return None
-    before = end - (len(goal[max(0, end - 20):end]) - pronoun.start())
+    before = start + pronoun.start()
     for close in range(before, max(0, before - WINDOW), -1):
         if goal[close - 1:close] == ")" and (found := _expression_before(goal, close)):
             return found

@@ -27,6 +27,7 @@ from pathlib import PurePosixPath
 
 from omni.box.toolbox import details
 from omni.check.briefing import defined_name, goal_files, goal_words, name_words
+from omni.check.examples import bare_calls
 from omni.protocols import Sandbox
 
 MAX_LINES = 80
@@ -66,8 +67,7 @@ def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> T
     """Rule 2: the one name the examples call bare that nothing in the project defines, to be added to the
     one Python file the goal names."""
     files = [p for p in near if p.endswith(".py") and not is_test_file(p)]
-    called = sorted({name for e in expressions for through, name in _CALL.findall(e) if not through}
-                    - _NOT_PROJECT)
+    called = sorted(set().union(*map(bare_calls, expressions)) - _NOT_PROJECT)
     if len(files) != 1 or not called:
         return None
     defined = {defined_name(h.text) for h in _definitions(sandbox, called, "def|class")}

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from omni.box.toolbox import Toolbox, details
+from omni.check.examples import bare_calls
 from omni.check.localize import fix_target
 from omni.check.settled import Check, CheckNow
 from omni.loop.conversation import Conversation
@@ -65,18 +66,17 @@ class VerifiedRepair:
             if tried is not None:
                 return tried
             ranked = self._ranked(rows, votes)
+            copies = sum(1 for _, _, o in rows if o and o.unchanged)
             if ranked and ranked[0][2].passes and not ranked[0][2].breaks:
                 break
-            note = self._next_note(note, ranked, rows)
-        copies = sum(1 for _, _, o in rows if o and o.unchanged)
-        return self._decide(path, symbol, self._ranked(rows, votes), votes, len(rows), copies)
+            note = self._next_note(note, ranked, copies)
+        return self._decide(path, symbol, ranked, votes, len(rows), copies)
 
     def _new(self, path: str, symbol: str, check: Check) -> str | None:
         """When symbol is a function the check calls that is not written yet, to go in path (a Python file
         that exists: a new feature's function, "add count_reps(seq) to funcy/seqs.py"), the import lines of
         path, for the candidates to use; else None."""
-        if not symbol.isidentifier() or symbol not in {n.func.id for e in check.examples for n in ast.walk(
-                ast.parse(e["expression"], mode="eval")) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}:
+        if not symbol.isidentifier() or all(symbol not in bare_calls(e["expression"]) for e in check.examples):
             return None
         found = self.sandbox.run_tool("search", {"pattern": r"^(from|import)\s", "path": path}, 60)
         return "\n".join(m.text for m in details("search", found).matches) if found.success else None
@@ -115,11 +115,10 @@ class VerifiedRepair:
             not r[2].passes, len(r[2].breaks), len(r[2].failing), -votes[r[2].shape], r[2].diff_lines))
 
     @staticmethod
-    def _next_note(note: str, ranked: list, rows: list) -> str:
+    def _next_note(note: str, ranked: list, copies: int) -> str:
         """The next round's note: how the best candidate so far still went wrong, and how many candidates
         were the code unchanged. Not the candidate's code: a 1.5B model shown a rewrite writes it again
         (wcwidth, funcy: the whole second round was copies of the miss it was shown)."""
-        copies = sum(1 for _, _, o in rows if o and o.unchanged)
         parts = [note] if note else []
         if ranked:
             outcome = ranked[0][2]
