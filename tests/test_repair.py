@@ -313,3 +313,55 @@ def test_a_candidate_that_breaks_a_neighbour_of_the_check_test_in_its_own_file_b
         first, second = tried.details["outcomes"]
         assert first["passes"] and first["breaks"] == ["test_calc.py::test_add_zero"]
         assert second["passes"] and second["breaks"] == []  # test_add failed before: passing it is no break
+
+
+REV = "def rev(x):\n    if isinstance(x, str):\n        return x[::-1]\n    return list(x)\n"
+
+
+def test_of_two_passing_candidates_the_one_that_changes_less_beside_the_example_is_applied(tmp_path, fake,
+                                                                                             docker_engine):
+    """Both make rev([1, 2, 3]) right; the first (smaller diff) also turns every string into a list. The
+    probes (rev('abc'), rev(''), ...) show it: the one that leaves them as they were is applied."""
+    repo = make_repo(tmp_path / "repo", {"seqs.py": REV})
+    lists_only = "```python\ndef rev(x):\n    if isinstance(x, list):\n        return x[::-1]\n    return list(x)\n```"
+    both = "```python\ndef rev(x):\n    return x[::-1] if isinstance(x, str) else list(reversed(x))\n```"
+    fake.add(PLAN, {"choices": [lists_only, both]})
+    goal = "rev([1, 2, 3]) gives [1, 2, 3] instead of [3, 2, 1]. Fix rev in seqs.py."
+    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    first, second = candidates(run)
+    assert first["passes"] and second["passes"] and first["diff_lines"] < second["diff_lines"]
+    sampled = fake.requests[1]
+    assert sampled["n"] == 2
+    observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
+    assert "candidate 2 passes the check" in observation["output"]
+    assert "list(reversed(x))" in (repo / "seqs.py").read_text()
+
+
+TAKE = ("def take(spec, items):\n    parts = [int(p) if p else None for p in spec.strip('[]').split(':')]\n"
+        "    return items[slice(*parts[:2])]\n")
+
+
+def test_a_candidate_that_leaves_a_call_the_goal_says_goes_wrong_as_it_was_does_not_pass(tmp_path, fake,
+                                                                                           docker_engine):
+    """The example holds with a step > 0 only; '[::-1]' still gives the list unchanged, and the goal says
+    it does not reverse: the candidate does not pass, the next round hears why, and its fix is applied."""
+    repo = make_repo(tmp_path / "repo", {"slices.py": TAKE})
+    head = "```python\n" + TAKE.rsplit("    return", 1)[0]  # the same parsing of the spec
+    positive = head + ("    if len(parts) == 3 and parts[2] and parts[2] > 0:\n        return items[slice(*parts)]\n"
+                       "    return items[slice(*parts[:2])]\n```")
+    right = head + "    return items[slice(*parts)]\n```"
+    fake.add(PLAN, {"choices": [positive, positive]}, {"choices": [right, positive]})
+    goal = ("take('[::2]', [0, 1, 2, 3, 4]) returns the whole list instead of [0, 2, 4], and '[::-1]' does not "
+            "reverse. Fix take in slices.py.")
+    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    first, _, third, fourth = candidates(run)
+    assert first["applied"] and not first["passes"] and third["passes"] and not fourth["passes"]
+    said = "take('[::-1]', [0, 1, 2, 3, 4]) still gives [0, 1, 2, 3, 4], as before the rewrite"
+    assert said in first["message"]
+    asked = fake.requests[1]["messages"][-1]["content"]
+    assert "- take('[::-1]', [0, 1, 2, 3, 4]) gives something else than now" in asked  # in the check it is shown
+    assert said in fake.requests[2]["messages"][-1]["content"].split("Write a corrected version")[-1]
+    assert "return items[slice(*parts)]" in (repo / "slices.py").read_text()
+

@@ -2,6 +2,7 @@
 
 argv[1] is JSON: [{"expression": ..., "expected": ...}]. Prints a marker line, then one JSON list with, for
 each example, {"holds": bool, "got": repr or "Type: message", "raised": exception type name or ""}.
+An example without "expected" is a probe: only what it gives is wanted ("holds" is then false).
 With argv[2] == "--trace", each also has "called": the repository's functions (outside the tests) that its
 expression ran, in the order first called, as [path, qualified name, first line].
 A name an example uses is looked up as a module of that name, or as a top-level definition in the repository
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import importlib
 import json
 import os
@@ -61,6 +63,7 @@ def from_definition(name: str):
     raise NameError(f"{name} is not defined in the repository")
 
 
+@functools.lru_cache(maxsize=None)  # probes use the same names many times: the repository is walked once
 def resolve(name: str, called: bool):
     """A name called directly is a definition first; a name with attributes is a module first."""
     ways = (from_definition, from_module) if called else (from_module, from_definition)
@@ -113,14 +116,15 @@ class Calls:
 def evaluate(example: dict, trace: bool = False) -> dict:
     calls = Calls()
     try:
-        names = namespace(example["expression"], example["expected"])
+        expected = example.get("expected")
+        names = namespace(example["expression"], *([expected] if expected else []))
         sys.setprofile(calls if trace else None)
         try:
             got = eval(example["expression"], names)  # noqa: S307 - the user's own example, in the sandbox
         finally:
             sys.setprofile(None)
-        wanted = eval(example["expected"], names)  # noqa: S307
-        found = {"holds": bool(got == wanted), "got": repr(got)[:300], "raised": ""}
+        holds = bool(got == eval(expected, names)) if expected else False  # noqa: S307
+        found = {"holds": holds, "got": repr(got)[:300], "raised": ""}
     except Exception as exc:  # noqa: BLE001 - whatever the code raises is the answer
         found = {"holds": False, "got": f"{type(exc).__name__}: {exc}"[:300], "raised": type(exc).__name__}
     return {**found, "called": calls.called} if trace else found

@@ -19,12 +19,13 @@ from workspace import ToolError, read_text, resolve
 
 NOT_COPIED = (".git", "__pycache__", ".pytest_cache", ".mypy_cache", "node_modules")  # .omni/check is: the check
 SCRATCH_SKIP = shutil.ignore_patterns(*NOT_COPIED)
+PROBE_TIMEOUT = 30
 MESSAGE = 600  # characters of a candidate's failure kept for the next round's prompt
 NOT_SEARCHED = {*NOT_COPIED, ".omni", ".venv", "venv"}  # for the module's own test files
 
 
 def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests: list[str] | None = None,
-              examples: list[dict] | None = None, timeout: int = 300) -> dict:
+              examples: list[dict] | None = None, probes: list[str] | None = None, timeout: int = 300) -> dict:
     file = resolve(ctx.root, path)
     if not candidates:
         raise ToolError("no candidates to try")
@@ -44,13 +45,14 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
         files = [t.split("::")[0] for t in tests or [] if not t.startswith(".omni/")]
         beside = [] if ctx.test_command else list(dict.fromkeys(files + module_tests(scratch, path)))
         before = set(_failing(box, beside, timeout)) if beside else set()
-        outcomes = [_try(box, path, symbol, code, tests or [], examples or [], timeout, original, beside, before)
-                    for code in candidates]
+        baseline = _probe(box, probes or [])
+        outcomes = [_try(box, path, symbol, code, tests or [], examples or [], timeout, original, beside, before,
+                         probes or []) for code in candidates]
     passing = sum(o["passes"] and not o["breaks"] for o in outcomes)
     lines = [f"candidate {n + 1}: {_said(o)}" for n, o in enumerate(outcomes)]
     return result(True, f"{passing} of {len(outcomes)} candidate(s) pass the check without breaking "
                   f"{', '.join(beside) or 'other tests'}\n" + "\n".join(lines), outcomes=outcomes,
-                  module_tests=beside)
+                  module_tests=beside, baseline=baseline)
 
 
 def module_tests(root: Path, path: str, limit: int = 5) -> list[str]:
@@ -86,12 +88,21 @@ def _failing(box: Context, files: list[str], timeout: int) -> list[str]:
     return list(ran["details"].get("failing", []))
 
 
+def _probe(box: Context, probes: list[str]) -> list[dict]:
+    """What each probe gives ({"got", "raised"}); none when they did not finish (a probe that hangs)."""
+    if not probes:
+        return []
+    ran = checks.check_examples(box, [{"expression": p} for p in probes], timeout=PROBE_TIMEOUT)
+    results = ran["details"].get("results") if ran["success"] else None
+    return [{"got": r["got"], "raised": r["raised"]} for r in results or []]
+
+
 def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], examples: list[dict],
-         timeout: int, original: str, beside: list[str], before: set[str]) -> dict:
+         timeout: int, original: str, beside: list[str], before: set[str], probes: list[str]) -> dict:
     target = box.root / path
     outcome = {"applied": False, "error": "", "passes": False, "failing": [], "tests_ran": False,
                "examples_hold": None, "diff_lines": 0, "shape": _shape(code), "breaks": [], "message": "",
-               "unchanged": False}
+               "unchanged": False, "probes": []}
     try:
         edit = python_tools.replace_symbol(box, path, symbol, code)
     except ToolError as exc:
@@ -124,6 +135,8 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
             (not examples or outcome["examples_hold"] is True)
         if outcome["passes"] and beside:  # only a candidate that passes is worth the module's tests
             outcome["breaks"] = sorted(set(_failing(box, beside, timeout)) - before)
+        if outcome["passes"]:  # and the probes, that tell passing candidates apart
+            outcome["probes"] = _probe(box, probes)
     finally:
         target.write_text(original, encoding="utf-8", errors="surrogateescape")  # the next candidate starts clean
     return outcome

@@ -294,11 +294,13 @@ class CandidateOutcome(BaseModel):
     breaks: list[str] = Field(default_factory=list)  # tests of the touched module that passed before, not now
     message: str = ""  # how the check still fails with it: the first failing test's message, or an example's result
     unchanged: bool = False  # the candidate is the code as it is (refused: it changes nothing)
+    probes: list[dict] = Field(default_factory=list)  # with a candidate that passes: what each probe gives
 
 
 class RepairDetails(Details):
     outcomes: list[CandidateOutcome] = Field(default_factory=list)
     module_tests: list[str] = Field(default_factory=list)  # the touched module's test files, run beside the check
+    baseline: list[dict] = Field(default_factory=list)  # what each probe gives on the code as it is: {got, raised}
 
 
 class try_fixes(Spec):
@@ -310,6 +312,7 @@ class try_fixes(Spec):
     candidates: list[str] = Field(min_length=1, max_length=16)
     tests: list[str] | None = None
     examples: list[dict] | None = None
+    probes: list[str] | None = None  # expressions near the examples: what each gives tells passing candidates apart
     timeout: int = Field(300, ge=1, le=3600)
 
 

@@ -9,10 +9,11 @@ the model to call finish (a small model goes on reading after its fix works, unt
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from omni.box.toolbox import Toolbox, details
 from omni.check.examples import Example, evaluate
+from omni.check.probes import Probes
 from omni.protocols import Events, Sandbox
 from omni.results import Action, ToolResult
 
@@ -21,14 +22,17 @@ TEST_TIMEOUT = 300
 
 @dataclass
 class Check:
-    """What a fix must pass: test ids and the goal's examples (expression, expected)."""
+    """What a fix must pass: test ids and the goal's examples (expression, expected); and the probes that
+    tell apart candidate rewrites that pass them (verified repair's)."""
 
     tests: list[str]
     examples: list[dict]
+    probes: Probes = field(default_factory=Probes)
 
     def describe(self) -> str:
         parts = [f"- the test {t} passes" for t in self.tests[:5]]
         parts += [f"- {e['expression']} == {e['expected']}" for e in self.examples[:5]]
+        parts += [f"- {p} gives something else than now (the goal says it goes wrong)" for p in self.probes.named]
         return "\n".join(parts)
 
     def __bool__(self) -> bool:

@@ -2,9 +2,11 @@
 the run's cached prefix, a sampling temperature), try each in a scratch copy of the workspace against the
 run's check (the tests failing at the start, the goal's examples), and apply the one that passes.
 
-Rank: the check passes, then fewer failing tests, then a smaller diff; candidates with the same code (by
-their syntax tree) are one candidate with that many votes. When none passes, the model gets the best
-candidate and what it did to the check, not k raw failures.
+Rank: the check passes, then fewer failing tests; among those that pass, the behaviour most of them share
+on the probes (omni/check/probes.py: calls near the goal's examples), then the fewest probes changed from
+the code as it is, then more votes (candidates with the same syntax tree), then a smaller diff. A candidate
+that leaves a call the goal says goes wrong as it was does not pass. When none passes, the model gets the
+best candidate and what it did to the check, not k raw failures.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from omni.box.toolbox import Toolbox, details
 from omni.check.examples import bare_calls
 from omni.check.localize import fix_target
+from omni.check.probes import behaviour, left_as_it_was
 from omni.check.settled import Check, CheckNow
 from omni.loop.conversation import Conversation
 from omni.loop.state import UsageMeter
@@ -54,6 +57,7 @@ class VerifiedRepair:
             return found
         rows: list = []  # (id, code, outcome) of every candidate of this call
         votes: dict[str, int] = {}
+        baseline: list[dict] = []  # what the probes give on the code as it is
         for _ in range(ROUNDS_PER_CALL):
             prompt = self.prompts.render("propose", symbol=symbol, path=path, check=check.describe(),
                                          note=note, source=source, imports=imports)
@@ -63,9 +67,10 @@ class VerifiedRepair:
             for reply in replies:
                 self.meter.count(reply.usage, "candidates")
             tried = self._round(path, symbol, [code_of(r.text) for r in replies], check, how, rows, votes)
-            if tried is not None:
+            if isinstance(tried, ToolResult):
                 return tried
-            ranked = self._ranked(rows, votes)
+            baseline = tried or baseline
+            ranked = self._ranked(rows, votes, check, baseline)
             copies = sum(1 for _, _, o in rows if o and o.unchanged)
             if ranked and ranked[0][2].passes and not ranked[0][2].breaks:
                 break
@@ -82,17 +87,21 @@ class VerifiedRepair:
         return "\n".join(m.text for m in details("search", found).matches) if found.success else None
 
     def _round(self, path: str, symbol: str, codes: list[str], check: Check, how: str, rows: list,
-               votes: dict[str, int]) -> ToolResult | None:
+               votes: dict[str, int]) -> ToolResult | list[dict]:
         """Try one round's candidates in the sandbox; add them to rows (numbered on from the last round's)
-        and votes, one event each. A ToolResult only when try_fixes itself failed."""
+        and votes, one event each. What the probes give on the code as it is; a ToolResult only when
+        try_fixes itself failed."""
         usable = [c for c in codes if c]
-        outcomes = []
+        outcomes, baseline = [], []
         if usable:
             tried = self.sandbox.run_tool("try_fixes", {"path": path, "symbol": symbol, "candidates": usable,
-                                                        "tests": check.tests, "examples": check.examples}, 900)
+                                                        "tests": check.tests, "examples": check.examples,
+                                                        "probes": check.probes.all}, 900)
             if not tried.success:
                 return tried
-            outcomes = list(details("try_fixes", tried).outcomes)
+            found = details("try_fixes", tried)
+            baseline = list(found.baseline)
+            outcomes = [_judged(o, check, baseline) for o in found.outcomes]
         first = len(rows)
         for n, code in enumerate(codes, first + 1):
             outcome = outcomes.pop(0) if code else None
@@ -106,13 +115,18 @@ class VerifiedRepair:
                              diff_lines=outcome.diff_lines if outcome else 0,
                              votes=votes.get(outcome.shape, 0) if outcome else 0,
                              breaks=outcome.breaks if outcome else [],
-                             error=(outcome.error if outcome else "no code block in the reply"), code=code)
-        return None
+                             error=(outcome.error if outcome else "no code block in the reply"), code=code,
+                             message=outcome.message if outcome else "")
+        return baseline
 
     @staticmethod
-    def _ranked(rows: list, votes: dict[str, int]) -> list:
-        return sorted((r for r in rows if r[2] and r[2].applied), key=lambda r: (
-            not r[2].passes, len(r[2].breaks), len(r[2].failing), -votes[r[2].shape], r[2].diff_lines))
+    def _ranked(rows: list, votes: dict[str, int], check: Check, baseline: list[dict]) -> list:
+        applied = [r for r in rows if r[2] and r[2].applied]
+        seen = {r[0]: behaviour(check.probes, baseline, r[2].probes) for r in applied}
+        alike = Counter(seen[r[0]][0] for r in applied if r[2].passes)
+        return sorted(applied, key=lambda r: (
+            not r[2].passes, len(r[2].breaks), len(r[2].failing), -alike[seen[r[0]][0]] if r[2].passes else 0,
+            seen[r[0]][1], -votes[r[2].shape], r[2].diff_lines))
 
     @staticmethod
     def _next_note(note: str, ranked: list, copies: int) -> str:
@@ -151,6 +165,13 @@ class VerifiedRepair:
             return applied
         return ToolResult.ok(f"{said}; candidate {n} passes the check ({votes[outcome.shape]} of {asked} wrote "
                              f"it) and is applied.\n{applied.output}", details=applied.details)
+
+
+def _judged(outcome, check: Check, baseline: list[dict]):
+    """The outcome, not passing when it leaves a call the goal says goes wrong as it was."""
+    if not outcome.passes or not (miss := left_as_it_was(check.probes, baseline, outcome.probes)):
+        return outcome
+    return outcome.model_copy(update={"passes": False, "message": miss})
 
 
 def without_docstring(source: str) -> str:

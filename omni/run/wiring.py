@@ -14,6 +14,7 @@ from omni.box.workspace import Workspace, WorkspaceTooLarge
 from omni.check.briefing import failing_tests, named_code
 from omni.check.examples import GoalExamples
 from omni.check.gate import FinishGate
+from omni.check.probes import goal_probes
 from omni.check.reproduction import PATH as REPRODUCTION_PATH
 from omni.check.reproduction import Reproduction
 from omni.check.settled import Check, CheckNow, CheckPasses
@@ -116,7 +117,8 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, request.goal, tools=tools)
 
     def check() -> Check:  # settled before the first step: read when used
-        return Check(sorted(gate.base_tests.failing) + reproduction.tests, [vars(e) for e in examples.examples])
+        return Check(sorted(gate.base_tests.failing) + reproduction.tests, [vars(e) for e in examples.examples],
+                     goal_probes(request.goal, [e.expression for e in examples.examples]))
 
     check_now = CheckNow(sandbox, check)  # asked by the repair rung and by CheckPasses after the same edit
 
