@@ -36,6 +36,7 @@ def test_the_third_candidate_passes_and_is_the_one_applied(calc_repo, fake, dock
     assert seen[0]["failing"] == ["test_calc.py::test_add"] and seen[0]["asked"] == "n"
     sampled = fake.requests[2]
     assert sampled["n"] == 3 and sampled["temperature"] == 0.8
+    assert "without a docstring" not in sampled["messages"][-1]["content"]  # add has none: one may be added
     # the steps' tools go along (not to be called): llama.cpp renders them at the prompt's start
     assert sampled["tools"] == fake.requests[1]["tools"] and sampled["tool_choice"] == "none"
     # the run's cached prefix, extended: the system prompt, then the goal message with the briefing
@@ -110,6 +111,7 @@ def test_candidates_are_shown_the_definition_without_its_docstring_and_the_appli
     assert run.code == 0, run.stdout + run.stderr
     asked = fake.requests[2]["messages"][-1]["content"].split("Write a corrected version")[-1]
     assert "def add(a, b):\n    return a - b\n```" in asked and "Long prose" not in asked
+    assert "to its\nend, without a docstring." in asked  # it keeps its own
     assert (repo / "calc.py").read_text() == "def add(a, b):\n" + doc + "    return a + b\n" + mul_
 
 
@@ -365,3 +367,18 @@ def test_a_candidate_that_leaves_a_call_the_goal_says_goes_wrong_as_it_was_does_
     assert said in fake.requests[2]["messages"][-1]["content"].split("Write a corrected version")[-1]
     assert "return items[slice(*parts)]" in (repo / "slices.py").read_text()
 
+
+def test_a_test_the_finish_gate_found_broken_joins_the_check_the_candidates_must_pass(tmp_path, fake, docker_engine):
+    """The model's edit makes test_add pass and breaks test_add_zero; the gate sends it back. From then on
+    test_add_zero is part of the check: a candidate that passes test_add alone does not pass."""
+    repo = make_repo(tmp_path / "repo", {**CALC, "tests/test_keep.py": "from calc import add\n\n\n"
+                                         "def test_add_zero():\n    assert add(5, 0) == 5\n"})
+    four = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "4"}}
+    fake.add(PLAN, four, FINISH, PROPOSE, {"choices": ["```python\ndef add(a, b):\n    return a * b\n```", RIGHT]},
+             FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    first, second = candidates(run)
+    assert not first["passes"] and first["failing"] == ["tests/test_keep.py::test_add_zero"] and second["passes"]
+    assert "- the test tests/test_keep.py::test_add_zero passes" in fake.requests[4]["messages"][-1]["content"]
+    assert "return a + b" in (repo / "calc.py").read_text()

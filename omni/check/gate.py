@@ -58,6 +58,7 @@ class FinishGate:
         self.noticed: set[str] = set()
         self.base_tests = TestState(ran=False)
         self.base_lint: Counter = Counter()
+        self.broken: set[str] = set()  # tests that passed at the start and failed at a finish: the check's now
 
     # ---- validation -------------------------------------------------------------------------------
     def _tests(self) -> TestState:
@@ -111,6 +112,7 @@ class FinishGate:
         problems = []
         tests = self._tests() if self.base_tests.ran else TestState(ran=False, headline="not run (no baseline)")
         new_failures = sorted(tests.failing - self.base_tests.failing)
+        self.broken.update(new_failures)
         if new_failures:
             problems.append(f"tests that passed before now fail: {', '.join(new_failures[:10])}")
         new_lint = self._new_lint()

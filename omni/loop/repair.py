@@ -48,9 +48,10 @@ class VerifiedRepair:
         if not check.tests and not check.examples:
             return ToolResult.fail("tool_error", "there is no check to try fixes against: no test fails and the "
                                    "goal gives no example. Fix the code with an edit, or write a failing test first.")
-        found, imports = self.sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60), ""
+        found, imports, whole = self.sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60), "", ""
         if found.success:
-            source = without_docstring(details("read_symbol", found).sources[0])
+            whole = details("read_symbol", found).sources[0]
+            source = without_docstring(whole)
         elif (imports := self._new(path, symbol, check)) is not None:
             source = ""  # not written yet: the candidates are new functions, added at the end of path
         else:
@@ -60,7 +61,7 @@ class VerifiedRepair:
         baseline: list[dict] = []  # what the probes give on the code as it is
         for _ in range(ROUNDS_PER_CALL):
             prompt = self.prompts.render("propose", symbol=symbol, path=path, check=check.describe(),
-                                         note=note, source=source, imports=imports)
+                                         note=note, source=source, imports=imports, documented=source != whole)
             messages = self.conversation.messages(prompt) if self.conversation else \
                 [{"role": "user", "content": prompt}]
             replies, how = self.model.samples(messages, self.samples, TEMPERATURE, tools=self.tools)

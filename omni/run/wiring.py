@@ -116,8 +116,9 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     tools = parts.toolbox.schemas()  # requests on the steps' conversation send the steps' tools (a stable prefix)
     reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, request.goal, tools=tools)
 
-    def check() -> Check:  # settled before the first step: read when used
-        return Check(sorted(gate.base_tests.failing) + reproduction.tests, [vars(e) for e in examples.examples],
+    def check() -> Check:  # settled before the first step (read when used); grows with what the gate finds broken
+        tests = sorted(gate.base_tests.failing) + sorted(gate.broken - gate.base_tests.failing) + reproduction.tests
+        return Check(tests, [vars(e) for e in examples.examples],
                      goal_probes(request.goal, [e.expression for e in examples.examples]))
 
     check_now = CheckNow(sandbox, check)  # asked by the repair rung and by CheckPasses after the same edit
