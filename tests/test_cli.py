@@ -170,8 +170,8 @@ def test_goal_from_stdin_and_from_file(calc_repo, fake, tmp_path):
     goal_file.write_text("make mul() multiply\n")
     subprocess.run(["rm", "-rf", str(calc_repo / ".omni")], check=True)
     run = run_omni(calc_repo, "--yes", "--goal-file", str(goal_file), fake=fake, sandbox="local")
-    assert "Goal: make add() add\n" in fake.requests[0]["messages"][0]["content"]
-    assert "Goal: make mul() multiply\n" in fake.requests[1]["messages"][0]["content"]
+    assert "Goal: make add() add\n" in fake.requests[0]["messages"][1]["content"]  # after the system prompt
+    assert "Goal: make mul() multiply\n" in fake.requests[1]["messages"][1]["content"]
     assert run.summary()["goal"] == "make mul() multiply"
     missing = run_omni(calc_repo, "--goal-file", str(tmp_path / "nope.txt"), fake=fake)
     assert missing.code == 2 and "cannot read the goal file" in missing.stderr

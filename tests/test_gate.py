@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -109,10 +110,17 @@ def test_the_briefing_gives_the_failing_test_and_the_named_code_before_the_first
     assert 'To run only these: run_tests with selection=["test_calc.py::test_add"]' in goal_message
     assert "calc.py lines 1-2: def add\n1| def add(a, b):\n2|     return a - b" in goal_message
     assert fake.requests[1]["messages"][1]["content"].startswith(goal_message)  # in the first request too
-    assert "1| def add(a, b):" in fake.requests[0]["messages"][0]["content"]  # the planner saw the code too
+    # the plan request extends the steps' prefix: system prompt, tools, the goal message up to the code
+    plan = fake.requests[0]
+    assert plan["messages"][0] == fake.requests[1]["messages"][0] and plan["tools"] == fake.requests[1]["tools"]
+    assert plan["tool_choice"] == "none" and "Write a short high-level plan" in plan["messages"][1]["content"]
+    shared = os.path.commonprefix([plan["messages"][1]["content"], goal_message])
+    assert "1| def add(a, b):" in shared and "Tests that fail before any change" not in shared
+    assert plan["messages"][1]["content"].count("Goal: ") == 1  # the plan prompt leaves out what is in view
     assert "run the tests (run_tests) to check it" in fake.requests[2]["messages"][-1]["content"]  # after an edit
-    briefing = next(e for e in run.events() if e["kind"] == "briefing")
-    assert briefing["lines"] == len(briefing["text"].splitlines()) > 5
+    code, tests = [e for e in run.events() if e["kind"] == "briefing"]  # before the plan, and after it
+    assert "1| def add(a, b):" in code["text"] and "FAILED test_calc.py::test_add" in tests["text"]
+    assert all(e["lines"] == len(e["text"].splitlines()) for e in (code, tests))
 
 
 def test_a_symptom_goal_is_briefed_with_the_code_whose_names_share_its_words(tmp_path, fake):
@@ -129,7 +137,8 @@ def test_a_symptom_goal_is_briefed_with_the_code_whose_names_share_its_words(tmp
     assert "Code whose names share a word with the goal" in goal_message
     assert "def check_hyphen_ok(label):" in goal_message
     assert "def check_length" not in goal_message  # shares no word with the goal
-    assert "def test_hyphen_check" not in goal_message.split("share a word")[1]  # tests are not where bugs live
+    named = goal_message.split("share a word")[1].split("Tests that fail")[0]  # the code, before the failing tests
+    assert "def check_hyphen_ok(label):" in named and "def test_hyphen_check" not in named  # not where bugs live
 
 
 def test_the_gate_and_the_lint_tool_share_one_baseline(tmp_path, fake):

@@ -106,7 +106,7 @@ def test_unknown_tool_and_bad_arguments_get_model_facing_errors(calc_repo, fake)
              {"tool": "create_file", "args": {"path": "x.py"}}, FINISH, FINISH)
     run = run_omni(calc_repo, "--yes", "--max-steps", "10", "look around", fake=fake, sandbox="local")
     assert run.code == 0
-    assert "The current plan is not working" in fake.requests[4]["messages"][0]["content"]
+    assert "The current plan is not working" in last_user_text(fake.requests[4])
     unknown, extra, broken, missing = (last_user_text(fake.requests[n]) for n in (2, 3, 5, 6))
     assert "Failure: unknown_tool" in unknown and "Valid tools: list_files, find_files" in unknown
     assert "Failure: invalid_arguments" in extra and "colour: Extra inputs are not permitted" in extra
@@ -160,7 +160,7 @@ def test_repeat_is_refused_and_failures_trigger_a_replan(calc_repo, fake):
     offered = [fake.requests[n]["tools"] for n in (3, 5, 6)]
     assert offered[0] == offered[1] == offered[2]
     assert "shell is not offered for your next step" in last_user_text(fake.requests[5])
-    replan_request = fake.requests[4]["messages"][0]["content"]
+    replan_request = last_user_text(fake.requests[4])
     assert "The current plan is not working" in replan_request and "shell(command=false)" in replan_request
     plans = [e for e in run.events() if e["kind"] == "plan"]
     assert [p["reason"] for p in plans] == ["initial", "replan"] and plans[1]["version"] == 2

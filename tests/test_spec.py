@@ -78,7 +78,7 @@ def test_spec_runs_in_order_refines_on_a_failing_criterion_and_resumes(calc_repo
              plan_text(2), {"text": "hmm"}, {"text": "hmm"}, {"text": "hmm"})  # add_sub: gives up
     first = omni(calc_repo, fake, "run", str(path), "--yes")
     assert first.returncode == 1, first.stdout + first.stderr
-    assert 'This is step "fix_add"' in fake.requests[0]["messages"][0]["content"]
+    assert 'This is step "fix_add"' in fake.requests[0]["messages"][1]["content"]
     sent_back = fake.requests[3]["messages"][-1]["content"]
     assert "Failure: refine" in sent_back and "criterion `python3 -c 'from calc import add" in sent_back
     state = yaml.safe_load((calc_repo / "task.state.yaml").read_text())
@@ -94,8 +94,8 @@ def test_spec_runs_in_order_refines_on_a_failing_criterion_and_resumes(calc_repo
     second = omni(calc_repo, fake, "run", str(path), "--yes")
     assert second.returncode == 0, second.stdout + second.stderr
     assert "step fix_add: skipped, passed before and its inputs are unchanged" in " ".join(second.stdout.split())
-    goals = [r["messages"][0]["content"] for r in fake.requests[before:] if "Write a short high-level plan"
-             in r["messages"][0]["content"]]
+    goals = [r["messages"][-1]["content"] for r in fake.requests[before:] if "Write a short high-level plan"
+             in r["messages"][-1]["content"]]
     assert ['"add_sub"' in goals[0], '"docs"' in goals[1]] == [True, True]
     state = yaml.safe_load((calc_repo / "task.state.yaml").read_text())
     assert all(s["refinement_state"]["status"] == "passed" for s in state["plan"])
@@ -110,8 +110,8 @@ def test_spec_runs_in_order_refines_on_a_failing_criterion_and_resumes(calc_repo
     fake.add(plan_text(1), FINISH, FINISH, plan_text(2), FINISH, FINISH, plan_text(3), FINISH, FINISH)
     changed = omni(calc_repo, fake, "run", str(path), "--yes")  # an input changed outside the spec
     assert changed.returncode == 0, changed.stdout
-    redone = [r["messages"][0]["content"] for r in fake.requests[before + 6:]
-              if "Write a short high-level plan" in r["messages"][0]["content"]]
+    redone = [r["messages"][-1]["content"] for r in fake.requests[before + 6:]
+              if "Write a short high-level plan" in r["messages"][-1]["content"]]
     assert ['"fix_add"' in redone[0], '"add_sub"' in redone[1], '"docs"' in redone[2]] == [True] * 3
 
 
@@ -129,7 +129,7 @@ def test_understanding_check_refines_instructions_once_then_proceeds(calc_repo, 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "The agent's summary:\nI will rewrite mul." in fake.requests[1]["messages"][0]["content"]
     assert "leave mul() alone" in fake.requests[3]["messages"][0]["content"]  # re-checked with new instructions
-    assert "leave mul() alone" in fake.requests[5]["messages"][0]["content"]  # and the run used them
+    assert "leave mul() alone" in fake.requests[5]["messages"][1]["content"]  # and the run's plan used them
     state = yaml.safe_load((calc_repo / "task.state.yaml").read_text())["plan"][0]
     assert [u["verdict"] for u in state["refinement_state"]["understanding"]] == ["needs_refinement",
                                                                                  "satisfactory"]

@@ -90,11 +90,12 @@ class Agent:
         self.task, self.parts, self.hooks, self.config, self.meter = task, parts, hooks, config, meter
         self.state = RunState(task.goal)
         self.guard = RepeatGuard(parts.toolbox, config.unstick_temperature)
-        self.progress = Progress(parts.toolbox)
+        self.progress = Progress(parts.toolbox, shown_code=bool(task.code))
         self.failures = FailureTracker(config.replan_after, config.max_format_errors)
         self.conversation = Conversation(parts.prompts, task.system, task.goal,
                                          native=parts.model.tool_mode == "native", files=task.files)
-        self.planning = Planning(parts.planner, parts.prompts, parts.events, meter, task)
+        self.planning = Planning(parts.planner, parts.prompts, parts.events, meter, task, *(  # on the steps' prefix
+            (self.conversation, parts.toolbox.schemas()) if parts.planner is parts.model else ()))
         self.host = HostTools(self.state, parts.prompts, parts.events, parts.answers, hooks.gate, self.set_plan,
                               hooks.repair, self.conversation)
         self.prompting = StepPrompts(parts.prompts, self.state, config, meter, self.progress, self.guard,
@@ -104,9 +105,10 @@ class Agent:
     def run(self) -> Outcome:
         status, message = "failed", ""
         try:
+            self.brief(self.task.code)  # before the plan, which then shares the steps' prefix up to the code
             self.interruptible(self.make_plan)
             self.hooks.ready()
-            self.brief()
+            self.brief(self.task.briefing() if self.task.briefing else "")
             if first := self.hooks.opening():
                 self.interruptible(lambda: self.step(first))
             while True:
@@ -136,13 +138,10 @@ class Agent:
                 self.state.add_guidance(guidance)
                 self.parts.events.emit("guidance", text=guidance)
 
-    def brief(self) -> None:
-        text = "\n\n".join(p for p in (self.task.briefing() if self.task.briefing else "", self.task.code) if p)
+    def brief(self, text: str) -> None:  # before the plan, the code the goal names; after it, the failing tests
         if text:
             self.conversation.brief(text)
             self.parts.events.emit("briefing", text=text, lines=len(text.splitlines()))
-        if self.task.code:  # the model has the code in view already
-            self.progress.looked()
 
     # ---- planning ---------------------------------------------------------------------------------
     def make_plan(self, replan: bool = False) -> None:

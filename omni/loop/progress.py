@@ -8,14 +8,9 @@ from omni.results import Action, ToolResult
 
 
 class Progress:
-    def __init__(self, toolbox: Toolbox):
+    def __init__(self, toolbox: Toolbox, shown_code: bool = False):
         self.toolbox = toolbox
-        self.stage = "start"
-
-    def looked(self) -> None:
-        """The model has code in view already (the briefing showed it)."""
-        if self.stage == "start":
-            self.stage = "looked"
+        self.stage = "looked" if shown_code else "start"  # the briefing shows the code the goal names
 
     def observe(self, action: Action | None, result: ToolResult) -> None:
         if action is None:
@@ -27,5 +22,5 @@ class Progress:
             return
         elif action.name in self.toolbox.editing:
             self.stage = "edited"
-        elif action.name in self.toolbox.read_only:
-            self.looked()
+        elif action.name in self.toolbox.read_only and self.stage == "start":
+            self.stage = "looked"
