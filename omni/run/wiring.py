@@ -117,7 +117,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, request.goal, tools=tools)
 
     def check() -> Check:  # settled before the first step (read when used); grows with what the gate finds broken
-        tests = sorted(gate.base_tests.failing) + sorted(gate.broken - gate.base_tests.failing) + reproduction.tests
+        tests = sorted(gate.base_tests.failing) + sorted(gate.broken) + reproduction.tests
         return Check(tests, [vars(e) for e in examples.examples],
                      goal_probes(request.goal, [e.expression for e in examples.examples]))
 
