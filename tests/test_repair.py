@@ -88,7 +88,7 @@ def test_candidates_that_are_all_the_code_unchanged_are_said_to_be(calc_repo, fa
 def test_a_candidate_that_breaks_the_modules_other_tests_ranks_below_one_that_does_not(tmp_path, fake, docker_engine):
     repo = make_repo(tmp_path / "repo", {**CALC, "tests/test_more.py": "from calc import add\n\n\n"
                                          "def test_add_zero():\n    assert add(5, 0) == 5\n"})
-    breaks = "```python\ndef add(a, b):\n    return 4\n```"  # passes the check (2 + 2), breaks add(5, 0)
+    breaks = "```python\ndef add(a, b):\n    return a * b\n```"  # passes the check (2 * 2), breaks add(5, 0)
     fake.add(PLAN, PROPOSE, {"choices": [breaks, RIGHT]}, FINISH)
     run = run_omni(repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
     assert run.code == 0, run.stdout + run.stderr
@@ -368,17 +368,55 @@ def test_a_candidate_that_leaves_a_call_the_goal_says_goes_wrong_as_it_was_does_
     assert "return items[slice(*parts)]" in (repo / "slices.py").read_text()
 
 
-def test_a_test_the_finish_gate_found_broken_joins_the_check_the_candidates_must_pass(tmp_path, fake, docker_engine):
+def test_tests_the_finish_gate_found_broken_join_the_check_and_omni_tries_rewrites_of_that_definition(
+        tmp_path, fake, docker_engine):
     """The model's edit makes test_add pass and breaks test_add_zero; the gate sends it back. From then on
-    test_add_zero is part of the check: a candidate that passes test_add alone does not pass."""
+    test_add_zero is part of the check, and omni's next action (not the model's) is a round of rewrites of
+    add: a candidate that passes test_add alone does not pass."""
     repo = make_repo(tmp_path / "repo", {**CALC, "tests/test_keep.py": "from calc import add\n\n\n"
                                          "def test_add_zero():\n    assert add(5, 0) == 5\n"})
     four = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "4"}}
-    fake.add(PLAN, four, FINISH, PROPOSE, {"choices": ["```python\ndef add(a, b):\n    return a * b\n```", RIGHT]},
-             FINISH)
+    fake.add(PLAN, four, FINISH, {"choices": ["```python\ndef add(a, b):\n    return a * b\n```", RIGHT]}, FINISH)
     run = run_omni(repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
     assert run.code == 0, run.stdout + run.stderr
+    rung = next(e for e in run.events() if e["kind"] == "rung")
+    assert (rung["path"], rung["symbol"]) == ("calc.py", "add") and "broke tests" in rung["why"]
+    assert "omni tries rewrites of add in calc.py" in run.stdout
     first, second = candidates(run)
     assert not first["passes"] and first["failing"] == ["tests/test_keep.py::test_add_zero"] and second["passes"]
-    assert "- the test tests/test_keep.py::test_add_zero passes" in fake.requests[4]["messages"][-1]["content"]
+    asked = fake.requests[3]["messages"][-1]["content"]  # plan, edit, finish, then the candidates: no step between
+    assert "- the test tests/test_keep.py::test_add_zero passes" in asked and "broke tests that passed" in asked
+    assert [e["tool"] for e in run.events() if e["kind"] == "action"] == [
+        "replace_in_file", "finish", "propose_fixes", "finish"]
     assert "return a + b" in (repo / "calc.py").read_text()
+
+
+def test_no_round_of_omnis_own_when_the_gate_sends_back_an_edit_for_another_reason(calc_repo, fake, docker_engine):
+    """The model's edit makes the check pass and breaks nothing; the gate's review sends it back: the model,
+    not omni, takes the next step."""
+    fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+    refine = {"text": json.dumps({"verdict": "refine", "confidence": 0.7, "reasons": ["add a comment"]})}
+    approve = {"text": json.dumps({"verdict": "approved", "confidence": 0.9, "reasons": ["add adds"]})}
+    fake.add(PLAN, fix, FINISH, refine, FINISH, approve)
+    run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake, review=True)
+    assert run.code == 0, run.stdout + run.stderr
+    assert not [e for e in run.events() if e["kind"] == "rung"] and not candidates(run)
+    assert [e["tool"] for e in run.events() if e["kind"] == "action"] == ["replace_in_file", "finish", "finish"]
+
+
+def test_a_candidate_that_stops_reading_a_parameter_does_not_pass_and_the_next_round_hears_why(calc_repo, fake,
+                                                                                                docker_engine):
+    """`return b + b` makes add(2, 2) == 4 hold without reading `a` (run S: jmespath's search became
+    `return data[::2]`). It does not pass; the second round is told why, and its right rewrite is applied."""
+    answers = "```python\ndef add(a, b):\n    return b + b\n```"
+    fake.add(PLAN, PROPOSE, {"choices": [answers, WRONG_1]}, {"choices": [answers, RIGHT]}, FINISH)
+    run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    seen = candidates(run)
+    assert [(c["id"], c["applied"], c["passes"], c["failing"]) for c in seen] == [
+        (1, True, False, []), (2, True, False, ["test_calc.py::test_add"]), (3, True, False, []), (4, True, True, [])]
+    said = "it no longer reads `a`, as the code now does: it answers the example instead of computing it"
+    assert seen[0]["message"] == said
+    assert "candidate 1 for calc.py:add: ✗ it no longer reads `a`" in run.stdout
+    assert said in fake.requests[3]["messages"][-1]["content"].split("Write a corrected version")[-1]
+    assert "return a + b" in (calc_repo / "calc.py").read_text()

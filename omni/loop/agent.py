@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,7 +83,8 @@ class Hooks:
     # after an edit that landed: a summary when the run's check passes now (omni/check/settled.py); the finish
     # gate is then asked at once, and what it sends back is the next step's correction
     check_passes: Callable[[Action | None, ToolResult], str | None] | None = None
-    opening: Callable[[], Action | None] = lambda: None  # omni's own first action, before the model's (repair)
+    # omni's own next action, taken instead of asking the model (the repair rung's: its opening round)
+    own_action: Callable[[], Action | None] = lambda: None
 
 
 class Agent:
@@ -109,11 +111,9 @@ class Agent:
             self.interruptible(self.make_plan)
             self.hooks.ready()
             self.brief(self.task.briefing() if self.task.briefing else "")
-            if first := self.hooks.opening():
-                self.interruptible(lambda: self.step(first))
             while True:
                 check_limits(self.config, self.state, self.meter)
-                self.interruptible(self.step)
+                self.interruptible(partial(self.step, self.hooks.own_action()))
         except (StopRun, ModelError, SandboxError) as exc:
             status, message = exc.status, exc.message if isinstance(exc, StopRun) else str(exc)
         except ForceQuit as exc:

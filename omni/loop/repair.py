@@ -5,8 +5,9 @@ run's check (the tests failing at the start, the goal's examples), and apply the
 Rank: the check passes, then fewer failing tests; among those that pass, the behaviour most of them share
 on the probes (omni/check/probes.py: calls near the goal's examples), then the fewest probes changed from
 the code as it is, then more votes (candidates with the same syntax tree), then a smaller diff. A candidate
-that leaves a call the goal says goes wrong as it was does not pass. When none passes, the model gets the
-best candidate and what it did to the check, not k raw failures.
+that leaves a call the goal says goes wrong as it was does not pass, nor does one that stops reading a
+parameter the code as it is reads (omni/check/inputs.py: it answers the example instead of computing
+it). When none passes, the model gets the best candidate and what it did to the check, not k raw failures.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 
 from omni.box.toolbox import Toolbox, details
 from omni.check.examples import bare_calls
+from omni.check.inputs import ignored_parameters
 from omni.check.localize import fix_target
 from omni.check.probes import behaviour, left_as_it_was
 from omni.check.settled import Check, CheckNow
@@ -67,7 +69,7 @@ class VerifiedRepair:
             replies, how = self.model.samples(messages, self.samples, TEMPERATURE, tools=self.tools)
             for reply in replies:
                 self.meter.count(reply.usage, "candidates")
-            tried = self._round(path, symbol, [code_of(r.text) for r in replies], check, how, rows, votes)
+            tried = self._round(path, symbol, whole, [code_of(r.text) for r in replies], check, how, rows, votes)
             if isinstance(tried, ToolResult):
                 return tried
             baseline = tried or baseline
@@ -87,7 +89,7 @@ class VerifiedRepair:
         found = self.sandbox.run_tool("search", {"pattern": r"^(from|import)\s", "path": path}, 60)
         return "\n".join(m.text for m in details("search", found).matches) if found.success else None
 
-    def _round(self, path: str, symbol: str, codes: list[str], check: Check, how: str, rows: list,
+    def _round(self, path: str, symbol: str, source: str, codes: list[str], check: Check, how: str, rows: list,
                votes: dict[str, int]) -> ToolResult | list[dict]:
         """Try one round's candidates in the sandbox; add them to rows (numbered on from the last round's)
         and votes, one event each. What the probes give on the code as it is; a ToolResult only when
@@ -102,7 +104,8 @@ class VerifiedRepair:
                 return tried
             found = details("try_fixes", tried)
             baseline = list(found.baseline)
-            outcomes = [_judged(o, check, baseline) for o in found.outcomes]
+            outcomes = [_judged(o, code, source, check, baseline)
+                        for o, code in zip(found.outcomes, usable, strict=True)]
         first = len(rows)
         for n, code in enumerate(codes, first + 1):
             outcome = outcomes.pop(0) if code else None
@@ -168,9 +171,15 @@ class VerifiedRepair:
                              f"it) and is applied.\n{applied.output}", details=applied.details)
 
 
-def _judged(outcome, check: Check, baseline: list[dict]):
-    """The outcome, not passing when it leaves a call the goal says goes wrong as it was."""
-    if not outcome.passes or not (miss := left_as_it_was(check.probes, baseline, outcome.probes)):
+def _judged(outcome, code: str, source: str, check: Check, baseline: list[dict]):
+    """The outcome, not passing when it leaves a call the goal says goes wrong as it was, or when it stops
+    reading a parameter that the code as it is (source; "" for a new function) reads."""
+    if not outcome.passes:
+        return outcome
+    if ignored := ignored_parameters(source, code):
+        names = ", ".join(f"`{name}`" for name in ignored)
+        miss = f"it no longer reads {names}, as the code now does: it answers the example instead of computing it"
+    elif not (miss := left_as_it_was(check.probes, baseline, outcome.probes)):
         return outcome
     return outcome.model_copy(update={"passes": False, "message": miss})
 
@@ -199,12 +208,33 @@ class RepairRung:
     """The ladder's rungs of verified repair. The first, before the model's first step: the definition the
     goal and the check point to (omni/check/localize.py), when they point to exactly one. The next, after an
     edit: the definition the model was working on, when its rewrite was refused or changed nothing, or when
-    its edit landed and the run's check still fails. At most ROUNDS rounds per definition. A model whose
-    edit makes the check pass is not slowed down by the later rungs."""
+    its edit landed and the run's check still fails. And when an edit made the check pass but the finish
+    gate found tests it broke (they join the check), omni's next action is a round on that definition.
+    At most ROUNDS rounds per definition. A model whose edit makes the check pass is not slowed down."""
 
-    def __init__(self, repair: VerifiedRepair, toolbox: Toolbox, check_now: CheckNow, goal: str = ""):
+    def __init__(self, repair: VerifiedRepair, toolbox: Toolbox, check_now: CheckNow, goal: str = "",
+                 opening: bool = True):
         self.repair, self.toolbox, self.check_now, self.goal = repair, toolbox, check_now, goal
         self.rounds: Counter[tuple[str, str]] = Counter()
+        self.to_open = opening
+        self.passed: tuple[tuple[str, str], int] | None = None  # an edit the check passed after: (target, tests)
+
+    def own_action(self) -> Action | None:
+        """omni's next action of its own, in place of the model's: the opening round first; a round on the
+        definition of an edit the check passed after, once the finish gate added tests it broke; else None."""
+        if self.to_open:
+            self.to_open = False
+            return self.opening()
+        if self.passed is None or len(self.check_now.check().tests) <= self.passed[1]:
+            return None
+        (path, symbol), self.passed = self.passed[0], None
+        if self.rounds[(path, symbol)] >= ROUNDS:
+            return None
+        self.rounds[(path, symbol)] += 1
+        why = "a rewrite made the check pass and broke tests that passed before"
+        self.repair.events.emit("rung", path=path, symbol=symbol, why=why)
+        return Action(name="propose_fixes", args={"path": path, "symbol": symbol, "note": why},
+                      call_id=f"omni_rung_{self.rounds[(path, symbol)]}")
 
     def opening(self) -> Action | None:
         """omni's own first action: propose_fixes on the localized definition; None when nothing is localized
@@ -222,9 +252,14 @@ class RepairRung:
 
     def __call__(self, action: Action, result: ToolResult) -> ToolResult:
         target = self.target(action, result)
+        if target is not None or action.name == "propose_fixes":
+            self.passed = None
+        if action.name == "propose_fixes" and result.success:  # its candidate passed the check, and is applied
+            self.passed = ((str(action.args["path"]), str(action.args["symbol"])), len(self.check_now.check().tests))
         if target is None or self.rounds[target] >= ROUNDS or not self.check_now.check():
             return result
         if result.success and self.check_now.holds_after(action):
+            self.passed = (target, len(self.check_now.check().tests))
             return result
         self.rounds[target] += 1
         if not result.success:

@@ -137,11 +137,17 @@ class ConsoleUI:
     def on_opening(self, path, symbol, why, **_):
         self.print(f"  [cyan]omni starts by trying rewrites of {escape(symbol)}[/] in {escape(path)} ({escape(why)})")
 
-    def on_candidate(self, id, target, passes, applied, failing, diff_lines, votes, error="", breaks=(), **_):
+    def on_rung(self, path, symbol, why, **_):
+        self.print(f"  [cyan]omni tries rewrites of {escape(symbol)}[/] in {escape(path)} ({escape(why)})")
+
+    def on_candidate(self, id, target, passes, applied, failing, diff_lines, votes, error="", breaks=(), message="",
+                     **_):
         if passes and breaks:
             said = f"[red]✗ passes the check but breaks[/] {escape(', '.join(breaks[:2]))}"
         elif passes:
             said = f"[green]✓ passes the check[/] ({diff_lines} line(s), {votes} vote(s))"
+        elif applied and message and not failing:  # an example that does not hold, or why it does not pass
+            said = f"[red]✗[/] {escape(message[:100])} ({diff_lines} line(s))"
         elif applied:
             said = f"[red]✗ fails[/] {escape(', '.join(failing[:2]) or 'the examples')} ({diff_lines} line(s))"
         else:

@@ -130,7 +130,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
         failing_tests(sorted(gate.base_tests.failing), gate.base_tests.report), reproduced(reproduction.tests)) if p))
     steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox)) if interactive else None
-    rung = RepairRung(repair, parts.toolbox, check_now, request.goal) if repair else None
+    rung = RepairRung(repair, parts.toolbox, check_now, request.goal, opening=s.opening_repair) if repair else None
     after = [rung] if rung else []
     after += [examples_hook(examples, sandbox, parts.toolbox), checkpoint_hook(workspace, events)]
 
@@ -140,7 +140,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
             reproduction.establish(sorted(gate.base_tests.failing), len(examples.examples), agent.conversation.messages)
 
     hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, repair=repair,
-                  opening=rung.opening if rung and s.opening_repair else lambda: None,
+                  own_action=rung.own_action if rung else lambda: None,
                   check_passes=CheckPasses(parts.toolbox, events, check_now) if s.finish_on_check else None)
     config = AgentConfig(max_steps=s.max_steps, max_cost=s.max_cost, timeout=s.timeout)
     agent = Agent(task, parts, hooks, config, meter)
