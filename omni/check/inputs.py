@@ -24,12 +24,18 @@ def ignored_parameters(before: str, after: str) -> list[str]:
             if name not in _BOUND and name in used_before and name not in used_after]
 
 
-def _function(source: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def first_statement(source: str) -> ast.stmt | None:
+    """The first statement of a definition's source (a method's as read from its class: indented), or None
+    when it does not parse or is empty."""
     try:
         body = ast.parse(textwrap.dedent(source)).body
     except SyntaxError:
         return None
-    node = body[0] if body else None
+    return body[0] if body else None
+
+
+def _function(source: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    node = first_statement(source)
     return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from functools import partial
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, Field

@@ -13,13 +13,12 @@ it). When none passes, the model gets the best candidate and what it did to the 
 from __future__ import annotations
 
 import ast
-import textwrap
 from collections import Counter
 from collections.abc import Callable
 
 from omni.box.toolbox import Toolbox, details
 from omni.check.examples import bare_calls
-from omni.check.inputs import ignored_parameters
+from omni.check.inputs import first_statement, ignored_parameters
 from omni.check.localize import fix_target
 from omni.check.probes import behaviour, left_as_it_was
 from omni.check.settled import Check, CheckNow
@@ -189,10 +188,7 @@ def without_docstring(source: str) -> str:
     keeps. A 1.5B model copies a docstring it is shown into every candidate, and generation is the cost
     (wcwidth's wcswidth: 25 lines of docstring in a 53-line function). Unchanged when it has none, when the
     docstring is the whole body, or when it shares a line with other code."""
-    try:
-        node = ast.parse(textwrap.dedent(source)).body[0]
-    except (SyntaxError, IndexError):
-        return source
+    node = first_statement(source)
     body = getattr(node, "body", [])
     if len(body) < 2 or not isinstance(body[0], ast.Expr) or not isinstance(getattr(body[0], "value", None),
                                                                              ast.Constant):
@@ -252,14 +248,17 @@ class RepairRung:
 
     def __call__(self, action: Action, result: ToolResult) -> ToolResult:
         target = self.target(action, result)
-        if target is not None or action.name == "propose_fixes":
-            self.passed = None
-        if action.name == "propose_fixes" and result.success:  # its candidate passed the check, and is applied
-            self.passed = ((str(action.args["path"]), str(action.args["symbol"])), len(self.check_now.check().tests))
-        if target is None or self.rounds[target] >= ROUNDS or not self.check_now.check():
+        if action.name == "propose_fixes":  # a success: its candidate passed the check, and is applied
+            where = (str(action.args["path"]), str(action.args["symbol"]))
+            self.passed = (where, len(self.check_now.check().tests)) if result.success else None
+        if target is None:
+            return result
+        self.passed = None
+        check = self.check_now.check()
+        if self.rounds[target] >= ROUNDS or not check:
             return result
         if result.success and self.check_now.holds_after(action):
-            self.passed = (target, len(self.check_now.check().tests))
+            self.passed = (target, len(check.tests))
             return result
         self.rounds[target] += 1
         if not result.success:
