@@ -99,7 +99,7 @@ class Agent:
         self.planning = Planning(parts.planner, parts.prompts, parts.events, meter, task, *(  # on the steps' prefix
             (self.conversation, parts.toolbox.schemas()) if parts.planner is parts.model else ()))
         self.host = HostTools(self.state, parts.prompts, parts.events, parts.answers, hooks.gate, self.set_plan,
-                              hooks.repair, self.conversation)
+                              hooks.repair)
         self.prompting = StepPrompts(parts.prompts, self.state, config, meter, self.progress, self.guard,
                                      parts.model.tool_mode, getattr(parts.sandbox, "install_note", ""))
 

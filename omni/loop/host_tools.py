@@ -15,11 +15,9 @@ from omni.results import ToolResult
 
 class HostTools:
     def __init__(self, state: RunState, prompts: Prompts, events: Events, answers: AnswerSource,
-                 gate: Gate | None, set_plan: Callable[[Plan, str], None], repair=None, conversation=None):
+                 gate: Gate | None, set_plan: Callable[[Plan, str], None], repair=None):
         self.state, self.prompts, self.events, self.answers = state, prompts, events, answers
         self.gate, self.set_plan, self.repair = gate, set_plan, repair
-        if repair is not None:  # its candidates extend the run's cached prompt prefix
-            repair.conversation = conversation
 
     def run(self, name: str, args: dict[str, Any]) -> ToolResult:
         return getattr(self, name)(**args)

@@ -125,8 +125,8 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
 
     repair = None
     if s.samples > 1:
-        repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, samples=s.samples, tools=tools,
-                                check=check)
+        repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, samples=s.samples, check=check,
+                                goal=request.goal)
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
         failing_tests(sorted(gate.base_tests.failing), gate.base_tests.report), reproduced(reproduction.tests)) if p))
     steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox)) if interactive else None
