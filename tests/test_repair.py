@@ -367,6 +367,28 @@ def test_a_candidate_that_leaves_a_call_the_goal_says_goes_wrong_as_it_was_does_
     assert "return items[slice(*parts)]" in (repo / "slices.py").read_text()
 
 
+def test_a_candidate_that_tests_for_the_examples_value_does_not_pass(tmp_path, fake, docker_engine):
+    """Run U, jmespath: `if step == 2: return value[start:stop:step]`, else the list reversed. It makes
+    '[::2]' hold and '[::-1]' reverse, and tests for the 2 the example is written with: it does not pass,
+    the next round hears why, and the rewrite that slices with any step is applied."""
+    repo = make_repo(tmp_path / "repo", {"slices.py": TAKE})
+    head = "```python\n" + TAKE.rsplit("    return", 1)[0]
+    answers = head + "    if parts[2] == 2:\n        return items[slice(*parts)]\n    return items[::-1]\n```"
+    right = head + "    return items[slice(*parts)]\n```"
+    fake.add(PLAN, {"choices": [answers, answers]}, {"choices": [right, answers]})
+    goal = ("take('[::2]', [0, 1, 2, 3, 4]) returns the whole list instead of [0, 2, 4], and '[::-1]' does not "
+            "reverse. Fix take in slices.py.")
+    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    first, _, third, fourth = candidates(run)
+    assert first["applied"] and not first["passes"] and third["passes"] and not fourth["passes"]
+    said = ("it tests `parts[2] == 2`, a value from the goal's example: it answers the example instead of "
+            "handling every input")
+    assert first["message"] == said
+    assert said in fake.requests[2]["messages"][-1]["content"].split("Write a corrected version")[-1]
+    assert "return items[slice(*parts)]" in (repo / "slices.py").read_text()
+
+
 def test_tests_the_finish_gate_found_broken_join_the_check_and_omni_tries_rewrites_of_that_definition(
         tmp_path, fake, docker_engine):
     """The model's edit makes test_add pass and breaks test_add_zero; the gate sends it back. From then on

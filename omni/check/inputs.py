@@ -1,13 +1,19 @@
-"""Inputs a rewrite stops reading. A candidate that no longer uses a parameter the code as it is uses
-makes the goal's example hold by answering it rather than computing it. Run S, jmespath-slice-step: two
-rewrites of `search(expression, data, options=None)` were `return data[::2]` and a loop taking every
-second item; both passed the one-example check and the module's tests, and one was applied. In the
-candidates of all runs before it (81 that passed), no other one dropped a parameter.
+"""How a rewrite answers the goal's example instead of computing it: it stops reading an input, or it
+tests for a value the example is written with.
+
+Run S, jmespath-slice-step: two rewrites of `search(expression, data, options=None)` were `return
+data[::2]` and a loop taking every second item; both passed the one-example check and the module's tests,
+and one was applied. In the candidates of all runs before it (81 that passed), no other one dropped a
+parameter. Run U, the same task: a rewrite of `visit_slice` read `if step == 2: return
+value[start:stop:step]` and reversed the list otherwise; it passed the example `'[::2]'` and changed the
+probe `'[::-1]'`, and was applied. Of the 108 candidates that passed in all stored runs, it is the only one
+that compares with `==` or `!=` to a value the goal's examples are written with.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 
 _BOUND = ("self", "cls")  # a method that stops reading its instance can still be right
@@ -22,6 +28,48 @@ def ignored_parameters(before: str, after: str) -> list[str]:
     used_before, used_after = _read(old), _read(new)
     return [name for name in _parameters(new)
             if name not in _BOUND and name in used_before and name not in used_after]
+
+
+_GENERIC = (0, 1, -1, "")  # too common in code to mean the example's answer
+
+
+def special_cases(before: str, after: str, examples: list[str]) -> list[str]:
+    """The comparisons that the definition `after` makes and `before` does not, with `==` or `!=`, of
+    something with a value the examples (Python expressions) are written with: a constant of theirs, or a
+    number inside one of their strings ('[::2]' is written with 2). Not the items of a list or other
+    container: those are the example's data (`len(parts) == 3` is no special case of [0, 1, 2, 3, 4]).
+    As source text; empty when either does not parse."""
+    old, new = first_statement(before), first_statement(after)
+    if old is None or new is None:
+        return []
+    values = {v for text in examples for v in _written_with(text)} - set(_GENERIC)
+    had = {ast.dump(c) for c, _ in _equalities(old)}
+    return [ast.unparse(c) for c, value in _equalities(new) if value in values and ast.dump(c) not in had]
+
+
+def _equalities(node: ast.AST):
+    """(comparison, its constant) for each `x == c` or `x != c` under node, c a number or a string."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.Eq, ast.NotEq)):
+            constants = [side.value for side in (n.left, n.comparators[0]) if _valued(side)]
+            if len(constants) == 1:
+                yield n, constants[0]
+
+
+def _written_with(expression: str) -> set:
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return set()
+    data = {id(e) for n in ast.walk(tree) if isinstance(n, (ast.List, ast.Tuple, ast.Set, ast.Dict))
+            for e in ast.walk(n) if e is not n}
+    values = {n.value for n in ast.walk(tree) if _valued(n) and id(n) not in data}
+    return values | {int(x) for v in values if isinstance(v, str) for x in re.findall(r"-?\d+", v)}
+
+
+def _valued(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str)) \
+        and not isinstance(node.value, bool)
 
 
 def first_statement(source: str) -> ast.stmt | None:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from omni.box.toolbox import Toolbox, details
 from omni.check.examples import bare_calls
-from omni.check.inputs import first_statement, ignored_parameters
+from omni.check.inputs import first_statement, ignored_parameters, special_cases
 from omni.check.localize import fix_target
 from omni.check.probes import behaviour, left_as_it_was
 from omni.check.settled import Check, CheckNow
@@ -176,13 +176,17 @@ class VerifiedRepair:
 
 
 def _judged(outcome, code: str, source: str, check: Check, baseline: list[dict]):
-    """The outcome, not passing when it leaves a call the goal says goes wrong as it was, or when it stops
-    reading a parameter that the code as it is (source; "" for a new function) reads."""
+    """The outcome, not passing when it leaves a call the goal says goes wrong as it was, when it stops
+    reading a parameter that the code as it is (source; "" for a new function) reads, or when it tests for
+    a value the goal's examples are written with."""
     if not outcome.passes:
         return outcome
     if ignored := ignored_parameters(source, code):
         names = ", ".join(f"`{name}`" for name in ignored)
         miss = f"it no longer reads {names}, as the code now does: it answers the example instead of computing it"
+    elif cases := special_cases(source, code, [e["expression"] for e in check.examples]):
+        miss = (f"it tests `{cases[0]}`, a value from the goal's example: it answers the example instead of "
+                "handling every input")
     elif not (miss := left_as_it_was(check.probes, baseline, outcome.probes)):
         return outcome
     return outcome.model_copy(update={"passes": False, "message": miss})
