@@ -201,6 +201,25 @@ def test_an_edit_that_lands_but_leaves_the_check_failing_brings_the_rung(calc_re
     assert "return a + b" in (calc_repo / "calc.py").read_text()
 
 
+def test_a_candidate_breaks_the_tests_the_edit_before_it_broke(tmp_path, fake, docker_engine):
+    """Run U, pathspec-normalize-dot: the model's edit leaves test_add failing and breaks test_add_zero,
+    which passed at the start. A rewrite that passes test_add but leaves test_add_zero broken breaks it (it
+    is measured against the run's start, not the workspace the edit left); the one that breaks nothing is
+    applied, and the finish gate accepts."""
+    repo = make_repo(tmp_path / "repo", {**CALC, "tests/test_keep.py": "from calc import add\n\n\n"
+                                         "def test_add_zero():\n    assert add(5, 0) == 5\n"})
+    lands = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a - b - 1"}}
+    times = "```python\ndef add(a, b):\n    return a * b\n```"
+    fake.add(PLAN, lands, {"choices": [times, RIGHT]})
+    run = run_omni(repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake, finish_on_check=True)
+    assert run.code == 0, run.stdout + run.stderr
+    first, second = candidates(run)
+    assert first["passes"] and first["breaks"] == ["tests/test_keep.py::test_add_zero"]
+    assert second["passes"] and second["breaks"] == []
+    assert [e["decision"] for e in run.events() if e["kind"] == "gate"] == ["accept"]
+    assert "return a + b" in (repo / "calc.py").read_text()
+
+
 def test_a_definition_gets_two_rounds_of_candidates_and_no_more(calc_repo, fake, docker_engine):
     def broken(n: int) -> dict:
         return {"tool": "replace_symbol", "args": {"path": "calc.py", "symbol": "add",

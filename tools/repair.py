@@ -25,7 +25,8 @@ NOT_SEARCHED = {*NOT_COPIED, ".omni", ".venv", "venv"}  # for the module's own t
 
 
 def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests: list[str] | None = None,
-              examples: list[dict] | None = None, probes: list[str] | None = None, timeout: int = 300) -> dict:
+              examples: list[dict] | None = None, probes: list[str] | None = None,
+              failing_before: list[str] | None = None, timeout: int = 300) -> dict:
     file = resolve(ctx.root, path)
     if not candidates:
         raise ToolError("no candidates to try")
@@ -41,10 +42,16 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
         box = Context(root=scratch, cancelled=ctx.cancelled, project_python=ctx.project_python,
                       test_command=ctx.test_command, base_rev=ctx.base_rev)
         # the module's test files, and the whole files of the check's tests: a candidate that makes one
-        # test pass may break its neighbours (the check's own tests fail before, so they count as no break)
+        # test pass may break its neighbours (the check's own tests fail before, so they count as no break).
+        # Before is the run's start where known: after an edit that broke tests, a candidate that leaves
+        # them broken breaks them too (run U, pathspec-normalize-dot: two such were applied, and the
+        # finish gate sent the run back for the tests they left broken)
         files = [t.split("::")[0] for t in tests or [] if not t.startswith(".omni/")]
         beside = [] if ctx.test_command else list(dict.fromkeys(files + module_tests(scratch, path)))
-        before = set(_failing(box, beside, timeout)) if beside else set()
+        if failing_before is not None:
+            before = set(failing_before)
+        else:
+            before = set(_failing(box, beside, timeout)) if beside else set()
         baseline = _probe(box, probes or [])
         outcomes = [_try(box, path, symbol, code, tests or [], examples or [], timeout, original, beside, before,
                          probes or []) for code in candidates]

@@ -313,6 +313,7 @@ class try_fixes(Spec):
     tests: list[str] | None = None
     examples: list[dict] | None = None
     probes: list[str] | None = None  # expressions near the examples: what each gives tells passing candidates apart
+    failing_before: list[str] | None = None  # the tests failing at the run's start; else those of the workspace now
     timeout: int = Field(300, ge=1, le=3600)
 
 

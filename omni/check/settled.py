@@ -22,12 +22,14 @@ TEST_TIMEOUT = 300
 
 @dataclass
 class Check:
-    """What a fix must pass: test ids and the goal's examples (expression, expected); and the probes that
-    tell apart candidate rewrites that pass them (verified repair's)."""
+    """What a fix must pass: test ids and the goal's examples (expression, expected); the probes that
+    tell apart candidate rewrites that pass them (verified repair's); and the tests that failed at the
+    run's start (the finish gate's baseline; None when it did not run), the only ones a fix may leave failing."""
 
     tests: list[str]
     examples: list[dict]
     probes: Probes = field(default_factory=Probes)
+    failing_at_start: list[str] | None = None
 
     def describe(self) -> str:
         parts = [f"- the test {t} passes" for t in self.tests[:5]]

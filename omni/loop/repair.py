@@ -103,7 +103,8 @@ class VerifiedRepair:
         if usable:
             tried = self.sandbox.run_tool("try_fixes", {"path": path, "symbol": symbol, "candidates": usable,
                                                         "tests": check.tests, "examples": check.examples,
-                                                        "probes": check.probes.all}, 900)
+                                                        "probes": check.probes.all,
+                                                        "failing_before": check.failing_at_start}, 900)
             if not tried.success:
                 return tried
             found = details("try_fixes", tried)
