@@ -362,50 +362,47 @@ TAKE = ("def take(spec, items):\n    parts = [int(p) if p else None for p in spe
         "    return items[slice(*parts[:2])]\n")
 
 
-def test_a_candidate_that_leaves_a_call_the_goal_says_goes_wrong_as_it_was_does_not_pass(tmp_path, fake,
-                                                                                           docker_engine):
-    """The example holds with a step > 0 only; '[::-1]' still gives the list unchanged, and the goal says
-    it does not reverse: the candidate does not pass, the next round hears why, and its fix is applied."""
+def take_rounds(tmp_path, fake, wrong: str):
+    """Two opening rounds on take: both candidates `wrong`, then the right rewrite and `wrong`. The run
+    ends well, the first candidate was applied in the scratch copy and does not pass, the third passes
+    and is the one in slices.py. The first candidate."""
     repo = make_repo(tmp_path / "repo", {"slices.py": TAKE})
     head = "```python\n" + TAKE.rsplit("    return", 1)[0]  # the same parsing of the spec
-    positive = head + ("    if len(parts) == 3 and parts[2] and parts[2] > 0:\n        return items[slice(*parts)]\n"
-                       "    return items[slice(*parts[:2])]\n```")
     right = head + "    return items[slice(*parts)]\n```"
-    fake.add(PLAN, {"choices": [positive, positive]}, {"choices": [right, positive]})
+    fake.add(PLAN, {"choices": [head + wrong, head + wrong]}, {"choices": [right, head + wrong]})
     goal = ("take('[::2]', [0, 1, 2, 3, 4]) returns the whole list instead of [0, 2, 4], and '[::-1]' does not "
             "reverse. Fix take in slices.py.")
     run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
     assert run.code == 0, run.stdout + run.stderr
     first, _, third, fourth = candidates(run)
     assert first["applied"] and not first["passes"] and third["passes"] and not fourth["passes"]
+    assert "return items[slice(*parts)]" in (repo / "slices.py").read_text()
+    return first
+
+
+def test_a_candidate_that_leaves_a_call_the_goal_says_goes_wrong_as_it_was_does_not_pass(tmp_path, fake,
+                                                                                           docker_engine):
+    """The example holds with a step > 0 only; '[::-1]' still gives the list unchanged, and the goal says
+    it does not reverse: the candidate does not pass, the next round hears why, and its fix is applied."""
+    first = take_rounds(tmp_path, fake, "    if len(parts) == 3 and parts[2] and parts[2] > 0:\n"
+                        "        return items[slice(*parts)]\n    return items[slice(*parts[:2])]\n```")
     said = "take('[::-1]', [0, 1, 2, 3, 4]) still gives [0, 1, 2, 3, 4], as before the rewrite"
     assert said in first["message"]
     asked = fake.requests[1]["messages"][-1]["content"]
     assert "- take('[::-1]', [0, 1, 2, 3, 4]) gives something else than now" in asked  # in the check it is shown
     assert said in fake.requests[2]["messages"][-1]["content"].split("Write a corrected version")[-1]
-    assert "return items[slice(*parts)]" in (repo / "slices.py").read_text()
 
 
 def test_a_candidate_that_tests_for_the_examples_value_does_not_pass(tmp_path, fake, docker_engine):
     """Run U, jmespath: `if step == 2: return value[start:stop:step]`, else the list reversed. It makes
     '[::2]' hold and '[::-1]' reverse, and tests for the 2 the example is written with: it does not pass,
     the next round hears why, and the rewrite that slices with any step is applied."""
-    repo = make_repo(tmp_path / "repo", {"slices.py": TAKE})
-    head = "```python\n" + TAKE.rsplit("    return", 1)[0]
-    answers = head + "    if parts[2] == 2:\n        return items[slice(*parts)]\n    return items[::-1]\n```"
-    right = head + "    return items[slice(*parts)]\n```"
-    fake.add(PLAN, {"choices": [answers, answers]}, {"choices": [right, answers]})
-    goal = ("take('[::2]', [0, 1, 2, 3, 4]) returns the whole list instead of [0, 2, 4], and '[::-1]' does not "
-            "reverse. Fix take in slices.py.")
-    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
-    assert run.code == 0, run.stdout + run.stderr
-    first, _, third, fourth = candidates(run)
-    assert first["applied"] and not first["passes"] and third["passes"] and not fourth["passes"]
+    first = take_rounds(tmp_path, fake, "    if parts[2] == 2:\n        return items[slice(*parts)]\n"
+                        "    return items[::-1]\n```")
     said = ("it tests `parts[2] == 2`, a value from the goal's example: it answers the example instead of "
             "handling every input")
     assert first["message"] == said
     assert said in fake.requests[2]["messages"][-1]["content"].split("Write a corrected version")[-1]
-    assert "return items[slice(*parts)]" in (repo / "slices.py").read_text()
 
 
 def test_tests_the_finish_gate_found_broken_join_the_check_and_omni_tries_rewrites_of_that_definition(
