@@ -6,7 +6,7 @@ data[::2]` and a loop taking every second item; both passed the one-example chec
 and one was applied. In the candidates of all runs before it (81 that passed), no other one dropped a
 parameter. Run U, the same task: a rewrite of `visit_slice` read `if step == 2: return
 value[start:stop:step]` and reversed the list otherwise; it passed the example `'[::2]'` and changed the
-probe `'[::-1]'`, and was applied. Of the 108 candidates that passed in all stored runs, it is the only one
+probe `'[::-1]'`, and was applied. Of the 122 candidates that passed in all stored runs, it is the only one
 that compares with `==` or `!=` to a value the goal's examples are written with.
 """
 

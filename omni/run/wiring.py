@@ -117,10 +117,10 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, request.goal, tools=tools)
 
     def check() -> Check:  # settled before the first step (read when used); grows with what the gate finds broken
-        tests = sorted(gate.base_tests.failing) + sorted(gate.broken) + reproduction.tests
-        return Check(tests, [vars(e) for e in examples.examples],
+        at_start = sorted(gate.base_tests.failing)
+        return Check(at_start + sorted(gate.broken) + reproduction.tests, [vars(e) for e in examples.examples],
                      goal_probes(request.goal, [e.expression for e in examples.examples]),
-                     sorted(gate.base_tests.failing) if gate.base_tests.ran else None)
+                     at_start if gate.base_tests.ran else None)
 
     check_now = CheckNow(sandbox, check)  # asked by the repair rung and by CheckPasses after the same edit
 
