@@ -11,6 +11,7 @@ A turn is a dict, one of:
 Structured output: a request whose response_format is the probe omni sends ("omni_probe") is answered
 {"ok": true} without taking a turn (recorded in `probes`); with structured=False, any request with a
 response_format gets HTTP 400, as from a server without it.
+slots=N: GET /props answers {"total_slots": N}, as llama.cpp's server does (otherwise 404).
 Options on any reply turn: "omit_ids": true (no tool call ids), "usage": {...},
 "finish_reason": "length" (a reply cut off at max_tokens; default "tool_calls" or "stop").
 When the script is exhausted the server answers 500 "script exhausted", so a test sees it.
@@ -29,7 +30,8 @@ CHUNK = 7  # split tool-call arguments into pieces this long when streaming
 
 class FakeOpenAI:
     def __init__(self, script: list[dict[str, Any]] | None = None, model: str = "fake-model",
-                 structured: bool = True):
+                 structured: bool = True, slots: int | None = None):
+        self.slots = slots
         self.script = list(script or [])
         self.requests: list[dict[str, Any]] = []
         self.probes: list[dict[str, Any]] = []
@@ -74,6 +76,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
             self._json(200, {"object": "list", "data": [{"id": self.fake.model, "object": "model"}]})
+        elif self.path.rstrip("/") == "/props" and self.fake.slots is not None:
+            self._json(200, {"total_slots": self.fake.slots, "model_alias": self.fake.model})
         else:
             self._json(404, {"error": {"message": "not found"}})
 

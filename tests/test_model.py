@@ -160,3 +160,16 @@ def test_usage_and_cost_for_known_and_local_models(fake):
     assert usage.cost == pytest.approx((600 * 0.15 + 400 * 0.075 + 100 * 0.60) / 1e6)
     local = model(fake).text(MESSAGES).usage
     assert local.cost == 0 and not local.cost_known
+
+
+def test_slots_are_read_from_a_llama_cpp_servers_props_and_no_other_server_has_any():
+    from fake_server import FakeOpenAI
+    from omni.model.slots import Slots, probe_slots, props_url
+
+    assert props_url("http://127.0.0.1:8080/v1/") == "http://127.0.0.1:8080/props"
+    assert props_url("http://host/api") == "http://host/api/props"
+    with FakeOpenAI(slots=4) as llama, FakeOpenAI() as other, FakeOpenAI(slots=1) as one:
+        assert probe_slots(llama.base_url) == Slots(4) and Slots(4).at_once(6) == 4 and Slots(4).at_once(2) == 2
+        assert probe_slots(other.base_url) is None  # 404
+        assert probe_slots(one.base_url) is None  # one slot: n > 1 is refused anyway
+    assert probe_slots("http://127.0.0.1:9/v1") is None  # nothing listens

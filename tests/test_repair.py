@@ -10,6 +10,7 @@ import sys
 
 import pytest
 from conftest import CALC, make_repo, own_sandbox, run_omni
+from fake_server import FakeOpenAI
 
 
 pytestmark = pytest.mark.docker
@@ -35,6 +36,7 @@ def test_the_third_candidate_passes_and_is_the_one_applied(calc_repo, fake, dock
     assert seen[0]["failing"] == ["test_calc.py::test_add"] and seen[0]["asked"] == "n"
     sampled = fake.requests[2]
     assert sampled["n"] == 3 and sampled["temperature"] == 0.8
+    assert not any(r.get("max_tokens") == 1 for r in fake.requests)  # no llama.cpp slots here: nothing parked
     assert "without a docstring" not in sampled["messages"][-1]["content"]  # add has none: one may be added
     # a short conversation of its own: the goal, the check and the code; not the run's tools or history
     assert "tools" not in sampled and len(sampled["messages"]) == 2
@@ -457,3 +459,22 @@ def test_a_candidate_that_stops_reading_a_parameter_does_not_pass_and_the_next_r
     assert "candidate 1 for calc.py:add: ✗ it no longer reads `a`" in run.stdout
     assert said in fake.requests[3]["messages"][-1]["content"].split("Write a corrected version")[-1]
     assert "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_on_a_llama_cpp_server_a_one_token_request_parks_the_conversation_before_the_samples(calc_repo,
+                                                                                               docker_engine):
+    """llama.cpp with 3 slots and 4 samples asked: a one-token request with the candidates' prompt goes
+    first (the server then saves the run's conversation to its prompt cache, instead of letting the extra
+    samples' slots overwrite it), then 3 samples at once (it refuses n above its slots), then the 4th."""
+    with FakeOpenAI(slots=3) as fake:
+        fake.add(PLAN, PROPOSE, {"text": "`"}, {"choices": [WRONG_1, WRONG_2, WRONG_1]}, {"text": RIGHT}, FINISH)
+        run = run_omni(calc_repo, "--samples", "4", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    park, sampled, fourth = fake.requests[2:5]
+    assert park["max_tokens"] == 1 and "n" not in park and park["messages"] == sampled["messages"]
+    assert sampled["n"] == 3 and "n" not in fourth and fourth["messages"] == sampled["messages"]
+    seen = candidates(run)
+    assert [c["asked"] for c in seen] == ["3 at once, then one by one"] * 4 and seen[3]["passes"]
+    assert next(e for e in run.events() if e["kind"] == "slots")["total"] == 3
+    assert "llama.cpp server with 3 slots: up to 3 candidates per request" in run.stdout
+    assert "return a + b" in (run.run_dir / "diff.patch").read_text()

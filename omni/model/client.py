@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from omni.model import pricing
 from omni.model.endpoint import ModelConfig
+from omni.model.slots import Slots, slots_for
 from omni.errors import ContextLengthExceeded, EndpointUnreachable, ModelError
 from omni.results import Action, Usage
 from omni.model.textmode import TextFormatError, parse_actions
@@ -169,24 +170,36 @@ class ChatModel:
 
     def samples(self, messages: list[dict[str, Any]], k: int, temperature: float,
                 tools: list[dict[str, Any]] | None = None) -> tuple[list[Reply], str]:
-        """k replies to one prompt, and how they were asked: one request with n=k where the server honours it
-        (the prompt is read once), else one request after another (the cached prefix makes each cheap).
-        tools: as for text()."""
+        """k replies to one prompt, and how they were asked: one request with n samples where the server
+        honours it (the prompt is read once), then one request after another for the rest (the cached prefix
+        makes each cheap). On llama.cpp, a one-token request goes first, so the server keeps the run's
+        conversation in its prompt cache (see omni/model/slots.py). tools: as for text()."""
         replies: list[Reply] = []
         keep = self._keep_prefix(tools)
-        if k > 1 and self._n_ok is not False:
+        slots = self.slots()
+        at_once = slots.at_once(k) if slots else k
+        if at_once > 1 and self._n_ok is not False:
+            parked = None
             try:
-                replies = self._request(messages, temperature=temperature, n=k, **keep)
-                self._n_ok = len(replies) == k
+                parked = self._request(messages, max_tokens=1, **keep).usage if slots else None
+                replies = self._request(messages, temperature=temperature, n=at_once, **keep)
+                self._n_ok = len(replies) == at_once
             except ModelError as exc:
                 if "HTTP 400" not in str(exc) and "HTTP 422" not in str(exc):
                     raise
                 self._n_ok = False  # a one-slot llama.cpp server: "Value must be between 1 <= value <= 1"
-            if self._n_ok:
-                return replies, "n"
+            if parked and replies:
+                replies[0].usage.add(parked)  # the one-token request read the prompt: its tokens count
+        together = len(replies)
         while len(replies) < k:
             replies.append(self._request(messages, temperature=temperature, **keep))
-        return replies, "sequential"
+        if together == k:
+            return replies, "n"
+        return replies, f"{together} at once, then one by one" if self._n_ok and together else "sequential"
+
+    def slots(self) -> Slots | None:
+        """A llama.cpp server's slots (None for any other server), asked once per base URL."""
+        return slots_for(self.config.base_url, self.config.headers, lambda s: self._emit("slots", total=s.total))
 
     def structured(self) -> bool:
         """Whether this endpoint constrains replies to a JSON schema: asked once per endpoint and model."""

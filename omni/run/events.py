@@ -27,6 +27,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "history_shortened": ("turns",),
     "warning": ("message",),
     "structured_output": ("supported", "base_url"),
+    "slots": ("total",),
     "candidate": ("id", "target", "asked", "parsed", "applied", "passes", "failing", "diff_lines", "votes", "error",
                   "code", "breaks", "message"),
     "image_build": ("tag", "line"),

@@ -189,6 +189,9 @@ class ConsoleUI:
     def on_briefing(self, lines, **_):
         self.print(f"[dim]briefing: {lines} line(s) of failing tests and named code added to the goal[/]")
 
+    def on_slots(self, total, **_):
+        self.print(f"[dim]llama.cpp server with {total} slots: up to {total} candidates per request[/]")
+
     def on_baseline(self, tests, lint_problems, **_):
         self.print(f"[dim]baseline: {escape(tests or 'no tests')}; {lint_problems} lint problem(s) before the run[/]")
 
