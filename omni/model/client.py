@@ -178,8 +178,8 @@ class ChatModel:
         keep = self._keep_prefix(tools)
         slots = self.slots()
         at_once = slots.at_once(k) if slots else k
+        parked = None
         if at_once > 1 and self._n_ok is not False:
-            parked = None
             try:
                 parked = self._request(messages, max_tokens=1, **keep).usage if slots else None
                 replies = self._request(messages, temperature=temperature, n=at_once, **keep)
@@ -188,11 +188,11 @@ class ChatModel:
                 if "HTTP 400" not in str(exc) and "HTTP 422" not in str(exc):
                     raise
                 self._n_ok = False  # a one-slot llama.cpp server: "Value must be between 1 <= value <= 1"
-            if parked and replies:
-                replies[0].usage.add(parked)  # the one-token request read the prompt: its tokens count
         together = len(replies)
         while len(replies) < k:
             replies.append(self._request(messages, temperature=temperature, **keep))
+        if parked is not None:
+            replies[0].usage.add(parked)  # the one-token request read the prompt: its tokens count
         if together == k:
             return replies, "n"
         return replies, f"{together} at once, then one by one" if self._n_ok and together else "sequential"
