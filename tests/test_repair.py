@@ -476,5 +476,7 @@ def test_on_a_llama_cpp_server_a_one_token_request_parks_the_conversation_before
     seen = candidates(run)
     assert [c["asked"] for c in seen] == ["3 at once, then one by one"] * 4 and seen[3]["passes"]
     assert next(e for e in run.events() if e["kind"] == "slots")["total"] == 3
+    asked = [e["call"]["prompt_tokens"] for e in run.events() if e["kind"] == "usage" and e["purpose"] == "candidates"]
+    assert asked[0] == 200  # the one-token request's prompt counts with the first candidate (100 tokens each)
     assert "llama.cpp server with 3 slots: up to 3 candidates per request" in run.stdout
     assert "return a + b" in (run.run_dir / "diff.patch").read_text()

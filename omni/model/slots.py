@@ -4,7 +4,7 @@ llama.cpp's server (several slots, one shared KV pool) saves its idle slots to a
 task starts, and restores the best match from there for a later prompt. A request for `n` samples takes
 `n` slots, and the extra samples' slots are taken before that save: the slot that held the run's
 conversation was overwritten unsaved, and the next step read the whole conversation again (measured on
-the local server, `SLOTS=4`: 0 cached tokens in 4 of 4 tries, 23 s for 2,100 tokens). A one-token request
+the local server, `SLOTS=4`: 0 cached tokens in 4 tries of 5, 23 s for 2,100 tokens). A one-token request
 with the samples' prompt first starts a task of its own, which saves the conversation; the `n` request
 after it finds its prompt read already (measured: the next step had 2,094 of 2,110 tokens cached, 4 of 4).
 
