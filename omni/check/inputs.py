@@ -16,6 +16,8 @@ import ast
 import re
 import textwrap
 
+from omni.check.probes import parse_expression
+
 _BOUND = ("self", "cls")  # a method that stops reading its instance can still be right
 
 
@@ -57,9 +59,8 @@ def _equalities(node: ast.AST):
 
 
 def _written_with(expression: str) -> set:
-    try:
-        tree = ast.parse(expression, mode="eval")
-    except SyntaxError:
+    tree = parse_expression(expression)
+    if tree is None:
         return set()
     data = {id(e) for n in ast.walk(tree) if isinstance(n, (ast.List, ast.Tuple, ast.Set, ast.Dict))
             for e in ast.walk(n) if e is not n}

@@ -41,7 +41,7 @@ class Probes:
 
 def goal_probes(goal: str, expressions: list[str]) -> Probes:
     """The probes of the goal's examples (their expressions, the ones that fail at the start)."""
-    trees = [t for t in (_parse(e) for e in expressions) if t is not None]
+    trees = [t for t in (parse_expression(e) for e in expressions) if t is not None]
     named: list[str] = []
     for match in _QUOTED.finditer(goal):
         value = match.group(2)
@@ -57,7 +57,8 @@ def goal_probes(goal: str, expressions: list[str]) -> Probes:
     return Probes(named[:MAX_NAMED], around[:MAX_AROUND])
 
 
-def _parse(expression: str) -> ast.Expression | None:
+def parse_expression(expression: str) -> ast.Expression | None:
+    """An example's expression as a tree, or None when it is not Python."""
     try:
         return ast.parse(expression, mode="eval")
     except SyntaxError:
