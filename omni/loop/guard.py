@@ -5,8 +5,10 @@ A small model, at temperature 0, answers the same context with the same call. So
 - lets a paged read_file asked again read on from where the last page ended;
 - refuses a call that failed the same way twice;
 - refuses update_plan right after update_plan (small models loop on plan edits instead of acting);
-- withholds, for one step, the tool of a refused repeat: the step's prompt says so and a call to it is
-  refused; the tool list stays the same (a stable prompt prefix), unless the model calls it anyway;
+- withholds, for one step, the tool of a refused repeat: the step's prompt says so, and the refused call
+  made again is refused again (warmer sampling, still withheld); the same tool called another way runs. The
+  tool list never changes: on llama.cpp it is the prompt's start, and a list one tool short made the server
+  read the whole prompt again (187 s and 238 s in run I, 2 of 48 requests in run W);
 - asks for warmer sampling after a refused repeat, an edit that re-sent the code as it already reads
   (until an edit lands), and a reply cut off at the token cap (mostly a loop of copied lines).
 
@@ -36,8 +38,7 @@ class SeenCall:
 @dataclass
 class RequestOptions:
     temperature: float | None  # None: the configured one
-    withheld_tool: str | None  # not to be called in this step (the prompt says so; a call is refused)
-    drop_withheld: bool = False  # the model called it anyway: leave it out of the request's tool list
+    withheld_tool: str | None  # not to be called in this step (the prompt says so; the refused call is refused)
 
 
 class RepeatGuard:
@@ -48,8 +49,8 @@ class RepeatGuard:
         self.workspace_version = 0  # bumped by every call that may have changed the workspace
         self.failed_attempts: dict[str, list[str]] = defaultdict(list)  # call signature -> each failure
         self.withheld_tool: str | None = None
-        self.called_withheld = False  # this step's call was the withheld tool
-        self.drop_withheld = False  # so the next request leaves it out of the tool list
+        self.withheld_call = ""  # the signature of the refused call that withheld it
+        self.called_withheld = False  # this step's call was that call again
         self.refused_last_call = False
         self.edit_resent_code = False
         self.reply_cut_off = False
@@ -59,7 +60,7 @@ class RepeatGuard:
     # ---- the next request ---------------------------------------------------------------------------
     def request_options(self) -> RequestOptions:
         stuck = self.refused_last_call or self.edit_resent_code or self.reply_cut_off
-        return RequestOptions(self.unstick_temperature if stuck else None, self.withheld_tool, self.drop_withheld)
+        return RequestOptions(self.unstick_temperature if stuck else None, self.withheld_tool)
 
     def replied(self, finish_reason: str | None) -> None:
         self.reply_cut_off = finish_reason == "length"
@@ -68,10 +69,10 @@ class RepeatGuard:
     def before(self, action: Action, step: int, plan_step: str) -> Action | ToolResult:
         """The call to run (a paged read asked again reads on), or the refusal to answer with."""
         self._read_on_note = ""
-        if action.name == self.withheld_tool:  # the step's prompt said not to; the tool list still has it
+        if action.name == self.withheld_tool and action.signature() == self.withheld_call:  # said not to
             self.called_withheld = True
-            return ToolResult.fail("tool_error", f"not run: {action.name} is not offered for this step, after the "
-                                   "same call was repeated. Use another tool now.")
+            return ToolResult.fail("tool_error", f"not run: this call was refused already; {action.name} is not "
+                                   "offered for this step. Use another tool now.")
         failed = self.failed_attempts.get(action.signature(), [])
         if len(failed) >= SAME_FAILURES_BEFORE_REFUSAL and len(set(failed[-SAME_FAILURES_BEFORE_REFUSAL:])) == 1:
             return ToolResult.fail("repeated", f"not run: {action.compact(200)} already failed twice with:\n"
@@ -109,9 +110,8 @@ class RepeatGuard:
     # ---- the end of a step ----------------------------------------------------------------------------
     def observe(self, action: Action | None, result: ToolResult) -> None:
         kind = failure_class(result) if not result.success else ""
-        self.refused_last_call = kind == "repeated"
         called_withheld, self.called_withheld = self.called_withheld, False
-        self.drop_withheld = called_withheld  # words did not stop it: one request without the tool at all
+        self.refused_last_call = kind == "repeated" or called_withheld  # the next request samples warmer
         if called_withheld:
             return  # still withheld for the next step
         if action is None:
@@ -123,3 +123,4 @@ class RepeatGuard:
             unchanged = details(action.name, result).unchanged
             self.edit_resent_code = unchanged or (self.edit_resent_code and not result.success)
         self.withheld_tool = action.name if kind == "repeated" and action.name != "finish" else None
+        self.withheld_call = action.signature() if self.withheld_tool else ""

@@ -19,10 +19,8 @@ def ask(model: Model, conversation: Conversation, prompt: str, toolbox: Toolbox,
     messages = conversation.messages(prompt)
     # The tools are the same in every request, a withheld one included: on llama.cpp they are part of the
     # prompt's start, and a list one tool short makes the server read the whole prompt again (minutes on a
-    # CPU). The step prompt says which tool is withheld and the guard refuses a call to it; only a model
-    # that called it anyway gets one request without it.
-    tools = [schema for schema in toolbox.schemas()
-             if not (options.drop_withheld and schema["function"]["name"] == options.withheld_tool)]
+    # CPU). The step prompt says which tool is withheld and the guard refuses the repeated call.
+    tools = toolbox.schemas()
     while True:
         try:
             return model.complete(messages, tools, temperature=options.temperature)
