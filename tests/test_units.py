@@ -134,12 +134,24 @@ def test_history_shortens_old_observations_first_and_keeps_recent():
     conv = Conversation(Prompts(), "SYSTEM", "the goal", native=True)
     for n in range(6):
         conv.add("", Action(name="read_file", args={"path": f"f{n}"}, call_id=f"c{n}"), "x" * 5000, True)
-    shortened = conv.fit(10_000)
-    assert shortened >= 1
+    assert conv.fit(40_000) == 0  # under budget: nothing changes
+    shortened = conv.fit(20_000)
+    assert shortened == 3  # toward half the budget, not just under it: every older one (the last 3 are kept)
     assert all(len(t.observation) < 500 for t in conv.turns[:shortened])
     assert all(len(t.observation) == 5000 for t in conv.turns[-3:])
     msgs = conv.messages("STEP")
     assert msgs[0]["content"] == "SYSTEM" and "the goal" in msgs[1]["content"] and msgs[-1]["content"] == "STEP"
+
+
+def test_a_shortened_history_stays_as_it_is_for_the_next_steps():
+    """Each shortening changes an old turn, so the server reads the prompt again from there: the steps after
+    one must not each shorten another (the prompt's start stays the same until the history is over again)."""
+    conv = Conversation(Prompts(), "SYSTEM", "the goal", native=True)
+    changed = []
+    for n in range(20):
+        conv.add("", Action(name="read_file", args={"path": f"f{n}"}, call_id=f"c{n}"), "x" * 4000, True)
+        changed.append(conv.fit(30_000) > 0)
+    assert 1 <= sum(changed) <= 5 and not any(a and b for a, b in zip(changed, changed[1:], strict=False))
 
 
 def test_condense_folds_old_turns_and_keeps_the_goal():

@@ -14,6 +14,11 @@ from omni.results import Action, ToolResult
 
 KEEP_RECENT = 3
 SHORT_CHARS = 300
+# Once the history is over its budget, it is shortened down to this share of it, not just under it. Every
+# shortening changes an old turn, and the server reads the prompt again from there to the end (the history
+# is past its budget: thousands of tokens). Shortened just under the budget, it was over again after the
+# next step, and every step of a long run paid that.
+SHORTEN_TO = 0.5
 
 
 @dataclass
@@ -88,10 +93,13 @@ class Conversation:
         return sum(len(t.observation) + len(json.dumps(t.assistant)) for t in self.turns) + len(self.condensed)
 
     def fit(self, budget_chars: int) -> int:
-        """Shorten the oldest observations (never the last few) until the history fits. Returns how many."""
+        """Once the history is over budget_chars, shorten the oldest observations (never the last few) until
+        it is at SHORTEN_TO of it. Returns how many were shortened."""
+        if self.size() <= budget_chars:
+            return 0
         count = 0
         for turn in self.turns[:-KEEP_RECENT]:
-            if self.size() <= budget_chars:
+            if self.size() <= budget_chars * SHORTEN_TO:
                 break
             if not turn.shortened and len(turn.observation) > SHORT_CHARS:
                 cut = len(turn.observation) - SHORT_CHARS
