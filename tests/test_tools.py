@@ -348,6 +348,26 @@ def test_replace_symbol_keeps_comments_and_formatting_elsewhere(box):
     assert (box.root / "deco.py").read_text().endswith("\n\n@staticmethod\ndef g(x):\n    return 1\n")
 
 
+def test_replace_symbol_reads_a_header_that_left_out_def_with_def(box):
+    """The local model wrote `match_file(patterns, file) -> bool:` for a def, three times in a row (run X,
+    pathspec-negation): each was refused as invalid Python. The name is the symbol's, so the def is put back."""
+    call(box, "create_file", path="match.py", content="def match_file(patterns, file) -> bool:\n    return False\n"
+         "\n\nclass M:\n    def hit(self, x):\n        return 0\n")
+    fixed = call(box, "replace_symbol", path="match.py", symbol="match_file",
+                 new_source="match_file(patterns, file) -> bool:\n    return file in patterns\n")
+    assert fixed.success, fixed.error
+    assert "read with def" in fixed.output
+    written = (box.root / "match.py").read_text()
+    assert "def match_file(patterns, file) -> bool:\n    return file in patterns\n" in written
+    method = call(box, "replace_symbol", path="match.py", symbol="M.hit",
+                  new_source="    hit(self, x):\n        return x\n")
+    assert method.success and "    def hit(self, x):\n        return x\n" in (box.root / "match.py").read_text()
+    other = call(box, "replace_symbol", path="match.py", symbol="match_file", new_source="other(p):\n    return 1\n")
+    assert other.failure == "lint_failed" and "not valid Python" in other.error  # another name: not guessed
+    broken = call(box, "replace_symbol", path="match.py", symbol="match_file", new_source="match_file(:\n    pass\n")
+    assert broken.failure == "lint_failed" and "Nothing was written" in broken.error
+
+
 def test_replace_symbol_adds_a_missing_top_level_definition_and_replace_in_file_says_how_to_add(box):
     call(box, "create_file", path="seqs.py", content="def first(seq):\n    return seq[0]\n")
     new = "def count_reps(seq):\n    return {x: list(seq).count(x) for x in seq}\n"

@@ -270,7 +270,10 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
     if new_source is not None:
         if not new_source.strip():
             raise ToolError("new_source is empty; use delete_symbol to remove a definition")
-        new_source, note = as_meant(path, new_source, textwrap.dedent)
+        with_def = _with_def(new_source, symbol)
+        if with_def != new_source:
+            what += " (the new code began with the function's name, not def; it was read with def)"
+        new_source, note = as_meant(path, with_def, textwrap.dedent)
         what += note
         try:
             new = list(cst.parse_module(textwrap.dedent(new_source).strip("\n") + "\n").body)
@@ -302,6 +305,27 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
     if transformer.hits == 0:
         raise _not_found(module, symbol, path)
     return gated_write(ctx, file, path, text, updated.code, f"{what} {symbol}")
+
+
+def _header_only(source: str, symbol: str) -> bool:
+    """source begins like a def of symbol with the keyword left out: `name(args):` (a small model's slip)."""
+    return textwrap.dedent(source).lstrip("\n").startswith(symbol.rsplit(".", 1)[-1] + "(")
+
+
+def _with_def(source: str, symbol: str) -> str:
+    """source with `def ` put back before a header that lacks it, when that makes it parse; else source."""
+    if not _header_only(source, symbol) or _parses_as_module(source):
+        return source
+    fixed = "def " + textwrap.dedent(source).lstrip("\n")
+    return fixed if _parses_as_module(fixed) else source
+
+
+def _parses_as_module(source: str) -> bool:
+    try:
+        cst.parse_module(textwrap.dedent(source).strip("\n") + "\n")
+    except cst.ParserSyntaxError:
+        return False
+    return True
 
 
 def _export(module: cst.Module, name: str) -> cst.Module | None:
