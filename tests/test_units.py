@@ -178,6 +178,6 @@ def test_same_failure_twice_is_refused_before_running():
     refused = guard.before(action, 3, "")
     assert refused.failure == "repeated" and "exit code 2" in refused.error
     guard.observe(action, refused)
-    assert guard.request_options().temperature == 0.8 and guard.request_options().withheld_tool == "shell"
+    assert guard.request_options().temperature == 0.8 and guard.withheld_tool == "shell"
     other = Action(name="read_file", args={"path": "a.py"})
     assert guard.before(other, 4, "") == other

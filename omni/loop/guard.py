@@ -38,7 +38,6 @@ class SeenCall:
 @dataclass
 class RequestOptions:
     temperature: float | None  # None: the configured one
-    withheld_tool: str | None  # not to be called in this step (the prompt says so; the refused call is refused)
 
 
 class RepeatGuard:
@@ -48,8 +47,7 @@ class RepeatGuard:
         self.seen_calls: dict[str, SeenCall] = {}  # reads and checks by call signature
         self.workspace_version = 0  # bumped by every call that may have changed the workspace
         self.failed_attempts: dict[str, list[str]] = defaultdict(list)  # call signature -> each failure
-        self.withheld_tool: str | None = None
-        self.withheld_call = ""  # the signature of the refused call that withheld it
+        self.withheld: Action | None = None  # the refused repeat whose tool is withheld for the next step
         self.called_withheld = False  # this step's call was that call again
         self.refused_last_call = False
         self.edit_resent_code = False
@@ -60,7 +58,12 @@ class RepeatGuard:
     # ---- the next request ---------------------------------------------------------------------------
     def request_options(self) -> RequestOptions:
         stuck = self.refused_last_call or self.edit_resent_code or self.reply_cut_off
-        return RequestOptions(self.unstick_temperature if stuck else None, self.withheld_tool)
+        return RequestOptions(self.unstick_temperature if stuck else None)
+
+    @property
+    def withheld_tool(self) -> str | None:
+        """The tool not to be called in the next step (its prompt says so)."""
+        return self.withheld.name if self.withheld else None
 
     def replied(self, finish_reason: str | None) -> None:
         self.reply_cut_off = finish_reason == "length"
@@ -69,7 +72,7 @@ class RepeatGuard:
     def before(self, action: Action, step: int, plan_step: str) -> Action | ToolResult:
         """The call to run (a paged read asked again reads on), or the refusal to answer with."""
         self._read_on_note = ""
-        if action.name == self.withheld_tool and action.signature() == self.withheld_call:  # said not to
+        if self.withheld and action.signature() == self.withheld.signature():  # the step's prompt said not to
             self.called_withheld = True
             return ToolResult.fail("tool_error", f"not run: this call was refused already; {action.name} is not "
                                    "offered for this step. Use another tool now.")
@@ -115,12 +118,11 @@ class RepeatGuard:
         if called_withheld:
             return  # still withheld for the next step
         if action is None:
-            self.withheld_tool = None
+            self.withheld = None
             return
         if kind and kind != "repeated":
             self.failed_attempts[action.signature()].append(f"[{kind}] {exact_error(result)}")
         if action.name in self.toolbox.editing:
             unchanged = details(action.name, result).unchanged
             self.edit_resent_code = unchanged or (self.edit_resent_code and not result.success)
-        self.withheld_tool = action.name if kind == "repeated" and action.name != "finish" else None
-        self.withheld_call = action.signature() if self.withheld_tool else ""
+        self.withheld = action if kind == "repeated" and action.name != "finish" else None
