@@ -124,7 +124,7 @@ def unescaped(text: str) -> str | None:
     return re.sub(r"""\\([nt"'\\])""", lambda m: _ESCAPES[m.group(1)], text)
 
 
-def _parses(code: str) -> bool:
+def parses(code: str) -> bool:
     try:
         ast.parse(code)
     except (SyntaxError, ValueError):
@@ -184,7 +184,7 @@ def as_meant(path: str, new: str, build: Callable[[str], str], prefix: str = "",
     if not path.endswith((".py", ".pyi")):
         return new, ""
     for reading, notes in _readings(new, prefix, tabs):
-        if _parses(build(reading)):
+        if parses(build(reading)):
             return reading, ("" if reading == new else
                              " (the new code " + " and ".join(n for n in notes if n) + "; it was read that way)")
     return new, ""

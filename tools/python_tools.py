@@ -10,7 +10,7 @@ from pathlib import Path
 
 import libcst as cst
 from context import Context, result
-from edits import as_meant, gated_write
+from edits import as_meant, gated_write, parses
 from files import all_files, numbered
 from pysource import definitions
 from workspace import ToolError, not_utf8, read_text, resolve
@@ -307,25 +307,13 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
     return gated_write(ctx, file, path, text, updated.code, f"{what} {symbol}")
 
 
-def _header_only(source: str, symbol: str) -> bool:
-    """source begins like a def of symbol with the keyword left out: `name(args):` (a small model's slip)."""
-    return textwrap.dedent(source).lstrip("\n").startswith(symbol.rsplit(".", 1)[-1] + "(")
-
-
 def _with_def(source: str, symbol: str) -> str:
-    """source with `def ` put back before a header that lacks it, when that makes it parse; else source."""
-    if not _header_only(source, symbol) or _parses_as_module(source):
+    """source with `def ` put back before a header that is the symbol's name without it (`name(args):`, a
+    small model's slip), when that makes it parse; else source."""
+    code = textwrap.dedent(source).lstrip("\n")
+    if not code.startswith(symbol.rsplit(".", 1)[-1] + "(") or parses(code):
         return source
-    fixed = "def " + textwrap.dedent(source).lstrip("\n")
-    return fixed if _parses_as_module(fixed) else source
-
-
-def _parses_as_module(source: str) -> bool:
-    try:
-        cst.parse_module(textwrap.dedent(source).strip("\n") + "\n")
-    except cst.ParserSyntaxError:
-        return False
-    return True
+    return "def " + code if parses("def " + code) else source
 
 
 def _export(module: cst.Module, name: str) -> cst.Module | None:
