@@ -83,6 +83,23 @@ def test_an_error_is_corrected_and_the_next_try_succeeds(tmp_path, fake):
         assert "return a + b" in (workspace.path / "calc.py").read_text()
 
 
+def test_the_goal_and_plan_go_out_once_per_version_and_every_request_extends_the_last(tmp_path, fake):
+    read = {"tool": "read_file", "args": {"path": "calc.py"}}
+    mark = {"tool": "update_plan", "args": {"steps": [{"text": "Read calc.py", "status": "done"},
+                                                      {"text": "Fix add", "status": "in_progress"}]}}
+    fake.add(PLAN, read, mark, FIX, FINISH)
+    with loop(tmp_path, fake) as (agent, events, _):
+        assert agent.run().status == "finished"
+        prompts = [r["messages"][-1]["content"] for r in fake.requests[1:5]]
+        assert "Goal: make add() return the sum\n\nPlan:\n1. [>] Read calc.py" in prompts[0]
+        assert "Plan:" not in prompts[1] and "plan step 1: Read calc.py" in prompts[1]  # in view: not again
+        assert "Plan:\n1. [x] Read calc.py\n2. [>] Fix add" in prompts[2]  # a new version goes out once
+        assert "Plan:" not in prompts[3] and "plan step 2: Fix add" in prompts[3]
+        steps = fake.requests[1:5]  # each answered prompt stays: the next request starts with the last one
+        for before, after in zip(steps, steps[1:], strict=False):
+            assert after["messages"][:len(before["messages"])] == before["messages"]
+
+
 def test_a_refused_repeat_withholds_the_tool_so_the_model_switches(tmp_path, fake):
     read = {"tool": "read_file", "args": {"path": "test_calc.py"}}
     fake.add(PLAN, read, read, FIX, FINISH)

@@ -26,10 +26,18 @@ def test_plan_fail_correct_finish_in_docker(calc_repo, fake, docker_engine):
     run = run_omni(calc_repo, "--yes", "make add() return the sum", fake=fake)
     assert run.code == 0, run.stdout + run.stderr
 
-    # The correction prompt that reached the server: goal, plan, the failed action and the exact error.
+    # The correction prompt that reached the server: the failed action and the exact error, with the goal and
+    # the plan in view: the first step's prompt holds them and stays in the history, so the correction does
+    # not repeat them (the plan has not changed since).
     correction = last_user_text(fake.requests[3])
-    assert "Goal: make add() return the sum" in correction
-    assert "1. [>] Read calc.py\n2. [ ] Fix add\n3. [ ] Run the tests" in correction
+    first_prompt = fake.requests[3]["messages"][1]["content"]  # the goal message, the first step prompt merged in
+    assert "Goal: make add() return the sum" in first_prompt
+    assert "1. [>] Read calc.py\n2. [ ] Fix add\n3. [ ] Run the tests" in first_prompt
+    assert "Plan:" not in correction and "Goal:" not in correction
+    # Every step's request extends the one before it, message for message: one prefix for the server's cache.
+    steps = fake.requests[1:6]
+    for before, after in zip(steps, steps[1:], strict=False):
+        assert after["messages"][:len(before["messages"])] == before["messages"]
     assert 'Action: replace_in_file {"path": "calc.py", "old_text": "return a + b", "new_text": "return a * b"}' \
         in correction
     assert "Failure: edit_failed" in correction
@@ -207,7 +215,8 @@ def test_context_overflow_condenses_and_sends_a_different_request(calc_repo, fak
     assert retried != overflowed and len(retried["messages"]) < len(overflowed["messages"])
     goal_msg = retried["messages"][1]["content"]
     assert "Goal: read" in goal_msg and "condensed" in goal_msg and "read_file(path=calc.py, start_line=1)" in goal_msg
-    assert "1. [>] Read calc.py" in last_user_text(retried)
+    # The plan was in a prompt that was condensed away: the condensed history carries it
+    assert "1. [>] Read calc.py" in goal_msg and "Goal: read\n\nPlan:" in goal_msg
     assert "condensed" in run.kinds()
 
 

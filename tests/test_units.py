@@ -109,8 +109,8 @@ def test_every_failure_class_has_a_correction_template():
 
 
 def test_missing_variable_is_an_error_at_render_time():
-    with pytest.raises(PromptError, match="'goal' is undefined"):
-        Prompts().render("step", plan="1.", steps_left=3, cost_left=None, guidance="", note="")
+    with pytest.raises(PromptError, match="'in_view' is undefined"):
+        Prompts().render("step", steps_left=3, cost_left=None, guidance="", note="")
 
 
 def test_broken_template_fails_at_load(tmp_path):
@@ -152,6 +152,18 @@ def test_a_shortened_history_stays_as_it_is_for_the_next_steps():
         conv.add("", Action(name="read_file", args={"path": f"f{n}"}, call_id=f"c{n}"), "x" * 4000, True)
         changed.append(conv.fit(30_000) > 0)
     assert 1 <= sum(changed) <= 5 and not any(a and b for a, b in zip(changed, changed[1:], strict=False))
+
+
+def test_a_plan_in_a_shortened_prompt_is_no_longer_in_view():
+    conv = Conversation(Prompts(), "SYSTEM", "the goal", native=True)
+    plan = "Plan:\n1. [>] Read f0"
+    for n in range(6):
+        prompt = ("Goal: " + "a long goal " * 30 + "\n\n" + plan if n == 0 else "") + "\n" + "step prompt " * 40
+        conv.add("", Action(name="read_file", args={"path": f"f{n}"}, call_id=f"c{n}"), "x" * 5000, True, prompt)
+    assert conv.shows(plan) and "[>] Read f0" in conv.messages("STEP")[1]["content"]  # kept, merged after the goal
+    assert conv.fit(20_000) == 3
+    assert not conv.shows(plan)  # cut off with the old prompt's end: the next prompt sends the plan again
+    assert "older prompt shortened" in conv.turns[0].prompt and conv.turns[-1].prompt.count("step prompt") == 40
 
 
 def test_condense_folds_old_turns_and_keeps_the_goal():

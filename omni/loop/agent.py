@@ -101,7 +101,8 @@ class Agent:
         self.host = HostTools(self.state, parts.prompts, parts.events, parts.answers, hooks.gate, self.set_plan,
                               hooks.repair)
         self.prompting = StepPrompts(parts.prompts, self.state, config, meter, self.progress, self.guard,
-                                     parts.model.tool_mode, getattr(parts.sandbox, "install_note", ""))
+                                     self.conversation, parts.model.tool_mode,
+                                     getattr(parts.sandbox, "install_note", ""))
 
     # ---- the run ----------------------------------------------------------------------------------
     def run(self) -> Outcome:
@@ -169,7 +170,7 @@ class Agent:
         self.guard.replied(reply.finish_reason)
         action = None if reply.format_error else reply.actions[0]
         result, interrupted = self.act(action, reply)
-        self.observe(action, result, reply, interrupted)
+        self.observe(action, result, reply, interrupted, "" if chosen else prompt)
         if interrupted:
             raise KeyboardInterrupt
         if not result.success:
@@ -210,10 +211,11 @@ class Agent:
         return checked, run_in_sandbox(self.parts.sandbox, self.parts.toolbox, checked.name, args, self.config,
                                        self.state.started)
 
-    def observe(self, action: Action | None, result: ToolResult, reply, interrupted: bool) -> None:
-        """The result joins the history (a refused repeat does not: a small model would copy it)."""
+    def observe(self, action: Action | None, result: ToolResult, reply, interrupted: bool, prompt: str) -> None:
+        """The result joins the history with the prompt that asked for it (a refused repeat does not: a small
+        model would copy it)."""
         observation = observation_text(self.parts.prompts, action, result, reply.actions, interrupted)
-        self.conversation.record(reply.text, action, observation, result)
+        self.conversation.record(reply.text, action, observation, result, prompt)
         self.parts.events.emit("observation", n=self.state.steps, tool=action.name if action else None,
                                **result.model_dump(exclude={"details"}), details=result.details)
         self.failures.record(action, result)

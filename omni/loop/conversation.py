@@ -1,6 +1,8 @@
-"""The messages sent to the model: system and goal first (a stable prefix for prompt caching), then
-one turn per step, then the step prompt. Old observations are shortened before anything else is;
-on a context overflow, older turns are condensed to one line each."""
+"""The messages sent to the model: system and goal first, then one turn per step (the prompt it answered,
+the reply, the tool's answer), then the step prompt. A step's prompt stays in the history once answered, so
+every request extends the one before it (a stable prefix for prompt caching: on llama.cpp a message changed
+or dropped mid-history is read again from there to the end). Old observations and prompts are shortened
+before anything else is; on a context overflow, older turns are condensed to one line each."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ class Turn:
     signature: str = ""  # the call's name and arguments: refused repeats are taken out by it
     ok: bool = True
     shortened: bool = False
+    prompt: str = ""  # the step prompt or correction this turn answered; "" for omni's own action
 
 
 class Conversation:
@@ -40,12 +43,14 @@ class Conversation:
         self.native = native
         self.turns: list[Turn] = []
         self.condensed = ""
+        self.summary: list[str] = []  # the condensed turns, one line each
+        self.pinned = ""  # the goal and plan as last sent in a prompt: condensing keeps them in view
 
     def brief(self, text: str) -> None:
         """Add what was looked up before the first step to the goal message, so it stays in every request."""
         self.head[1] = {"role": "user", "content": self.head[1]["content"] + "\n\n" + text}
 
-    def add(self, text: str, action: Action | None, observation: str, ok: bool) -> None:
+    def add(self, text: str, action: Action | None, observation: str, ok: bool, prompt: str = "") -> None:
         if action is not None and self.native:
             assistant = {"role": "assistant", "content": text or None, "tool_calls": [{
                 "id": action.call_id, "type": "function",
@@ -57,13 +62,15 @@ class Conversation:
         first = (observation.strip().splitlines() or [""])[0][:120]
         what = action.compact(100) if action else "(no tool call)"
         self.turns.append(Turn(assistant, observation, call_id, f"{what} -> {'ok' if ok else 'FAILED'}: {first}",
-                               action.signature() if action else "", ok))
+                               action.signature() if action else "", ok, prompt=prompt))
 
-    def record(self, text: str, action: Action | None, observation: str, result: ToolResult) -> None:
-        """A step joins the history. A refused repeat does not (a small model would copy it), and after
-        repeated failures neither do the call's failed attempts; the correction names the call and why."""
+    def record(self, text: str, action: Action | None, observation: str, result: ToolResult,
+               prompt: str = "") -> None:
+        """A step joins the history, with the prompt it answered. A refused repeat does not (a small model
+        would copy it), and after repeated failures neither do the call's failed attempts; the correction
+        names the call and why."""
         if result.failure != "repeated" or action is None:
-            self.add(text, action, observation, result.success)
+            self.add(text, action, observation, result.success, prompt)
         elif result.details.get("failed_before"):
             self.forget(action.signature())
 
@@ -72,39 +79,44 @@ class Conversation:
         turns; the correction prompt still names the call and its error."""
         self.turns = [t for t in self.turns if t.ok or t.signature != signature]
 
+    def shows(self, text: str) -> bool:
+        """Whether a prompt kept in the history holds this text (the plan as it is now, say)."""
+        return text in self.condensed or any(text in turn.prompt for turn in self.turns)
+
+    def pin(self, text: str) -> None:
+        self.pinned = text
+
     def messages(self, step_prompt: str) -> list[dict[str, Any]]:
         out = [dict(m) for m in self.head]
         if self.condensed:  # folded into the goal message, so roles still alternate
             out[1] = {"role": "user", "content": out[1]["content"] + "\n\n" + self.condensed}
         for turn in self.turns:
+            if turn.prompt:
+                add_user(out, turn.prompt)
             out.append(turn.assistant)
             if turn.call_id:
                 out.append({"role": "tool", "tool_call_id": turn.call_id, "content": turn.observation})
             else:
                 out.append({"role": "user", "content": turn.observation})
-        # Merge the step prompt into a trailing user message: some chat templates reject two in a row.
-        if out[-1]["role"] == "user":
-            out[-1] = {"role": "user", "content": out[-1]["content"] + "\n\n" + step_prompt}
-        else:
-            out.append({"role": "user", "content": step_prompt})
+        add_user(out, step_prompt)
         return out
 
     def size(self) -> int:
-        return sum(len(t.observation) + len(json.dumps(t.assistant)) for t in self.turns) + len(self.condensed)
+        return sum(len(t.observation) + len(t.prompt) + len(json.dumps(t.assistant))
+                   for t in self.turns) + len(self.condensed)
 
     def fit(self, budget_chars: int) -> int:
-        """Once the history is over budget_chars, shorten the oldest observations (never the last few) until
-        it is at SHORTEN_TO of it. Returns how many were shortened."""
+        """Once the history is over budget_chars, shorten the oldest turns' observations and prompts (never
+        the last few turns') until it is at SHORTEN_TO of it. Returns how many turns were shortened."""
         if self.size() <= budget_chars:
             return 0
         count = 0
         for turn in self.turns[:-KEEP_RECENT]:
             if self.size() <= budget_chars * SHORTEN_TO:
                 break
-            if not turn.shortened and len(turn.observation) > SHORT_CHARS:
-                cut = len(turn.observation) - SHORT_CHARS
-                turn.observation = (turn.observation[:SHORT_CHARS]
-                                    + f"\n[older output shortened by {cut} characters; run the tool again to see it]")
+            if not turn.shortened and max(len(turn.observation), len(turn.prompt)) > SHORT_CHARS:
+                turn.observation = shorten(turn.observation, "output", "run the tool again to see it")
+                turn.prompt = shorten(turn.prompt, "prompt", "a plan cut here is sent again")
                 turn.shortened = True
                 count += 1
         return count
@@ -120,9 +132,25 @@ class Conversation:
                     shrunk = True
             return shrunk
         folded, self.turns = self.turns[:-keep], self.turns[-keep:]
-        lines = ([self.condensed.split("\n", 1)[1]] if self.condensed else []) + [t.summary for t in folded]
-        self.condensed = self.prompts.render("condensed", summary="\n".join(lines))
+        self.summary += [t.summary for t in folded]
+        carried = self.pinned if self.pinned and not any(self.pinned in t.prompt for t in self.turns) else ""
+        self.condensed = self.prompts.render("condensed", summary="\n".join(self.summary), carried=carried)
         return True
+
+
+def add_user(messages: list[dict[str, Any]], text: str) -> None:
+    """Merge a user message into a trailing one: some chat templates reject two in a row."""
+    if messages[-1]["role"] == "user":
+        messages[-1] = {"role": "user", "content": messages[-1]["content"] + "\n\n" + text}
+    else:
+        messages.append({"role": "user", "content": text})
+
+
+def shorten(text: str, what: str, then: str) -> str:
+    """An old text cut to its start. The plan, once no kept prompt holds it whole, goes out again (StepPrompts)."""
+    if len(text) <= SHORT_CHARS:
+        return text
+    return text[:SHORT_CHARS] + f"\n[older {what} shortened by {len(text) - SHORT_CHARS} characters; {then}]"
 
 
 def observation_text(prompts: Prompts, action: Action | None, result: ToolResult, actions: list[Action],
