@@ -84,6 +84,7 @@ class Conversation:
         return text in self.condensed or any(text in turn.prompt for turn in self.turns)
 
     def pin(self, text: str) -> None:
+        """The goal and plan as a prompt now sends them."""
         self.pinned = text
 
     def messages(self, step_prompt: str) -> list[dict[str, Any]]:
@@ -115,8 +116,8 @@ class Conversation:
             if self.size() <= budget_chars * SHORTEN_TO:
                 break
             if not turn.shortened and max(len(turn.observation), len(turn.prompt)) > SHORT_CHARS:
-                turn.observation = shorten(turn.observation, "output", "run the tool again to see it")
-                turn.prompt = shorten(turn.prompt, "prompt", "a plan cut here is sent again")
+                turn.observation = shorten(turn.observation, "output", "; run the tool again to see it")
+                turn.prompt = shorten(turn.prompt, "prompt")
                 turn.shortened = True
                 count += 1
         return count
@@ -146,11 +147,11 @@ def add_user(messages: list[dict[str, Any]], text: str) -> None:
         messages.append({"role": "user", "content": text})
 
 
-def shorten(text: str, what: str, then: str) -> str:
-    """An old text cut to its start. The plan, once no kept prompt holds it whole, goes out again (StepPrompts)."""
+def shorten(text: str, what: str, then: str = "") -> str:
+    """An old text cut to its start. A plan cut off this way goes out again in the next prompt (StepPrompts)."""
     if len(text) <= SHORT_CHARS:
         return text
-    return text[:SHORT_CHARS] + f"\n[older {what} shortened by {len(text) - SHORT_CHARS} characters; {then}]"
+    return text[:SHORT_CHARS] + f"\n[older {what} shortened by {len(text) - SHORT_CHARS} characters{then}]"
 
 
 def observation_text(prompts: Prompts, action: Action | None, result: ToolResult, actions: list[Action],
