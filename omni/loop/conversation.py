@@ -80,8 +80,11 @@ class Conversation:
         self.turns = [t for t in self.turns if t.ok or t.signature != signature]
 
     def shows(self, text: str) -> bool:
-        """Whether a prompt kept in the history holds this text (the plan as it is now, say)."""
-        return text in self.condensed or any(text in turn.prompt for turn in self.turns)
+        """Whether the history holds this text in a kept prompt or the condensed turns (the plan as it is now)."""
+        return text in self.condensed or self._in_prompts(text)
+
+    def _in_prompts(self, text: str) -> bool:
+        return any(text in turn.prompt for turn in self.turns)
 
     def pin(self, text: str) -> None:
         """The goal and plan as a prompt now sends them."""
@@ -134,7 +137,7 @@ class Conversation:
             return shrunk
         folded, self.turns = self.turns[:-keep], self.turns[-keep:]
         self.summary += [t.summary for t in folded]
-        carried = self.pinned if self.pinned and not any(self.pinned in t.prompt for t in self.turns) else ""
+        carried = self.pinned if self.pinned and not self._in_prompts(self.pinned) else ""
         self.condensed = self.prompts.render("condensed", summary="\n".join(self.summary), carried=carried)
         return True
 

@@ -29,7 +29,7 @@ class StepPrompts:
         s = self.state
         note = self.install_note if s.steps == 0 else ""  # the project's dependencies did not install
         return self.prompts.render("step", note=note, hint=self.hint(), guidance=s.take_guidance(),
-                                   all_done=s.plan.current() is None, **self.in_view(), **self.budget())
+                                   **self.in_view(), **self.budget())
 
     def correction(self, action: Action | None, result: ToolResult) -> str:
         return self.prompts.render(
@@ -38,13 +38,15 @@ class StepPrompts:
             withheld=self.guard.withheld_tool, **self.in_view(), **self.budget())
 
     def in_view(self) -> dict:
-        """The goal and the plan when the history holds no prompt with this plan; the plan step, always."""
+        """The goal and the plan when the history holds no prompt with this plan; the plan step (or that every
+        step is done), always."""
         s, plan = self.state, self.state.plan.render()
         block = "" if self.conversation.shows(plan) else self.prompts.render("in_view", goal=s.goal, plan=plan)
         if block:
             self.conversation.pin(block)
         current = s.plan.current()
-        return {"in_view": block, "step_n": current + 1 if current is not None else None, "step_text": s.plan_step()}
+        return {"in_view": block, "all_done": current is None, "step_n": None if current is None else current + 1,
+                "step_text": s.plan_step()}
 
     def hint(self) -> str:
         """What usually comes next, from what has happened so far: small models stall between steps."""
