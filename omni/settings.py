@@ -100,15 +100,28 @@ def _check(data: dict[str, Any], source: str) -> dict[str, Any]:
 
 
 def _file_layer(path: Path) -> dict[str, Any]:
+    """The user's own config file (a link to it, say from a dotfiles folder, is the user's choice)."""
     if not path.is_file():
         return {}
     try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"invalid configuration in {path}: {exc}") from None
+        return _toml_layer(path.read_bytes(), path)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _toml_layer(raw: bytes, path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"invalid configuration in {path}: {exc}") from None
     return _check({k.replace("-", "_"): v for k, v in data.items()}, str(path))
+
+
+def repo_layer(root: Path) -> tuple[bytes | None, dict[str, Any]]:
+    """A repository's .omni/config.toml as (its bytes, its settings): read without following a link, since
+    anyone who can commit, or an earlier run's model, may have written it (omni/trust.py)."""
+    raw = trust.config_bytes(root)
+    return raw, _toml_layer(raw, root / trust.CONFIG) if raw is not None else {}
 
 
 ENV_NAMES = {"image": "OMNI_SANDBOX_IMAGE"}  # clearer than OMNI_IMAGE for the sandbox image
@@ -137,14 +150,13 @@ def load(flags: dict[str, Any], repo_root: Path | None, env: Mapping[str, str] =
                                                  _file_layer(user_config_path(env)))]
     untrusted: dict[str, Any] = {}
     if repo_root is not None:
-        repo_file = repo_root / ".omni" / "config.toml"
-        data = _file_layer(repo_file)
-        if check_trust:
-            trust.check_project_layer(repo_file, data)
-        elif data and not trust.is_trusted(repo_file):
+        raw, data = repo_layer(repo_root)
+        if check_trust and raw is not None:
+            trust.check_project_layer(repo_root, raw, data)
+        elif raw is not None and data and not trust.is_trusted(repo_root, raw):
             untrusted = trust.weakening(data)
             data = {k: v for k, v in data.items() if k not in untrusted}
-        layers.append(("repo config " + str(repo_file), data))
+        layers.append(("repo config " + str(repo_root / trust.CONFIG), data))
     layers.append(("environment", _env_layer(env)))
     layers.append(("flag", _check({k: v for k, v in flags.items() if v is not None}, "the command line")))
     merged: dict[str, Any] = {}

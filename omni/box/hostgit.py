@@ -24,6 +24,7 @@ OVERRIDES = (
     "core.askPass=",
     "credential.helper=",
     "diff.external=",
+    "diff.renames=false",  # a rename is shown as a deletion and an addition: both names are seen and checked
     "protocol.file.allow=never",
     "protocol.ext.allow=never",
     "submodule.recurse=false",

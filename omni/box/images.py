@@ -18,7 +18,7 @@ from pathlib import Path
 
 import docker
 
-from omni import __version__
+from omni import __version__, safefs
 from omni.errors import SandboxError, UsageError
 from omni.resources import data_dir
 
@@ -125,30 +125,37 @@ def build_offline_base(emit: Callable[..., None] = lambda *a, **k: None, tag: st
 
 
 # ---- project environment ----------------------------------------------------------------------
+def _read(root: Path, name: str) -> str | None:
+    """A dependency file of the repository, never read through a link: a requirements file that points at
+    ~/.netrc or /proc/self/environ would bake the host's secrets into the image."""
+    raw = safefs.read_optional(root, name, limit=1 << 20)
+    return raw.decode("utf-8", "replace") if raw is not None else None
+
+
 def project_requirements(root: Path) -> list[str]:
     """The repo's declared Python dependencies (PEP 621 pyproject, requirements files, setup.py)."""
     reqs: list[str] = []
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
+    pyproject = _read(root, "pyproject.toml")
+    if pyproject is not None:
         try:
-            project = tomllib.loads(pyproject.read_text()).get("project", {})
+            project = tomllib.loads(pyproject).get("project", {})
         except tomllib.TOMLDecodeError:
             project = {}
         reqs += project.get("dependencies", [])
         for extra in TEST_EXTRAS:
             reqs += project.get("optional-dependencies", {}).get(extra, [])
     for name in REQUIREMENT_FILES:
-        file = root / name
-        if file.is_file():
-            for line in file.read_text(errors="replace").splitlines():
+        text = _read(root, name)
+        if text is not None:
+            for line in text.splitlines():
                 line = line.split("#", 1)[0].strip()
                 if line and not line.startswith("-"):  # -r/-e/-c lines point at other files or the tree
                     reqs.append(line)
-    setup = root / "setup.py"
-    if setup.is_file():
+    setup = _read(root, "setup.py")
+    if setup is not None:
         try:
-            tree = ast.parse(setup.read_text(errors="replace"))
-        except SyntaxError:
+            tree = ast.parse(setup)
+        except (SyntaxError, ValueError):
             tree = None
         for node in ast.walk(tree) if tree else []:
             if isinstance(node, ast.keyword) and node.arg in ("install_requires", "tests_require"):

@@ -193,9 +193,12 @@ class DockerSandbox:
         status = self.run_tool("shell", {"command": "cat /etc/omni/install.status; tail -15 /etc/omni/install.log",
                                          "timeout": 30}, 40)
         if not status.output.startswith("ok"):
-            self.install_note = ("Installing the project's dependencies failed; tests may not import. "
-                                 "Log tail:\n" + status.output[-1500:])
-            emit("env_setup", line=self.install_note, failed=True)
+            # The model is told where the log is, never given its contents: what a failed install printed is
+            # not omni's to paste into a prompt (a requirement line could be anything the repository holds).
+            self.install_note = ("Installing the project's dependencies failed; tests may not import. The "
+                                 "install log is /etc/omni/install.log in the sandbox.")
+            emit("env_setup", line="installing the project's dependencies failed; the log's end:\n"
+                 + status.output[-1500:], failed=True)
 
     def _project_image(self, workspace: Path, image: str, emit) -> str:
         try:

@@ -178,11 +178,25 @@ class Workspace:
         return [f for f in self._git("diff", "--name-only", self.seed, "HEAD").splitlines() if f]
 
     def numstat(self) -> list[tuple[str, str, str]]:
+        """(path, added, removed) of every file the run changed; a rename is its two paths, each named whole."""
         rows = []
-        for line in self._git("diff", "--numstat", "--no-textconv", self.seed, "HEAD").splitlines():
-            added, removed, name = line.split("\t", 2)
+        out = self._git("diff", "--numstat", "-z", "--no-renames", "--no-textconv", self.seed, "HEAD")
+        for entry in filter(None, out.split("\0")):
+            added, removed, name = entry.split("\t", 2)
             rows.append((name, added, removed))
         return rows
+
+    def links(self) -> list[tuple[str, str]]:
+        """(path, target) of every symbolic link the run added or changed."""
+        out = hostgit.run(["diff", "--raw", "-z", "--no-renames", "--no-abbrev", self.seed, "HEAD"], self.path,
+                          extra=["-c", f"safe.directory={self.path}"]).stdout.split(b"\0")
+        found = []
+        for meta, name in zip(out[0::2], out[1::2], strict=False):
+            fields = meta.decode().lstrip(":").split()
+            if len(fields) >= 4 and fields[1] == "120000":
+                target = hostgit.run(["cat-file", "blob", fields[3]], self.path).stdout
+                found.append((os.fsdecode(name), os.fsdecode(target)))
+        return found
 
     def remove(self, drop_branch: bool = False) -> None:
         """Drop the worktree folder; the branch keeps the result (unless drop_branch: a run that changed

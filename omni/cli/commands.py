@@ -78,11 +78,10 @@ def _trust(args) -> int:
     from omni import settings, trust
 
     root = Path(find_repo((args.repo or Path.cwd()).resolve()).working_tree_dir)
-    path = root / ".omni" / "config.toml"
-    if not path.is_file():
-        raise UsageError(f"{path} does not exist; there is nothing to trust")
-    found = trust.weakening(settings._file_layer(path))
-    value = trust.trust(path)
+    path = root / trust.CONFIG
+    raw, data = settings.repo_layer(root)
+    found = trust.weakening(data)
+    value = trust.trust(root, raw)  # the bytes shown are the bytes trusted
     allowed = ", ".join(f"{k} = {json.dumps(v)}" for k, v in found.items()) or "nothing that weakens isolation"
     print(f"trusted {path} as it is now (sha256 {value[:12]}); it may set {allowed}. "
           "A change to the file needs `omni trust` again.")

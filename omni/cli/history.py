@@ -147,6 +147,9 @@ def apply_or_undo(command: str, root: Path, folder: Path) -> int:
         if steering:
             print(f"note: this diff changes {', '.join(steering)}, which later runs or your tools read as "
                   "instructions or config", file=sys.stderr)
+        if s.get("links_out"):
+            print(f"note: this diff adds symbolic links out of the repository: {', '.join(s['links_out'])}",
+                  file=sys.stderr)
         result = apply_to_user_tree(root, s.get("seed", ""), patch, files, patch_path=str(patch_path))
     else:  # undo: the files must still be exactly as the run left them
         tip = hostgit.text(["rev-parse", "--verify", "--quiet", s.get("branch") or "-"], root, check=False).strip()

@@ -6,12 +6,14 @@ from __future__ import annotations
 import glob
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from omni import safefs
 from omni.errors import UsageError
 
 
@@ -130,8 +132,12 @@ def parse(data: Any, source: str) -> TaskSpec:
 
 
 def load(path: Path) -> TaskSpec:
+    """A spec (or its state copy) from a plain file: a spec step's diff could have put a link in its place."""
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(safefs.read_text(*safefs.split(path), limit=8 << 20))
+    except safefs.LinkRefused:
+        raise UsageError(f"{path} is a symbolic link or not a plain file; omni reads specs only from plain "
+                         "files") from None
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     except yaml.YAMLError as exc:
@@ -140,10 +146,10 @@ def load(path: Path) -> TaskSpec:
 
 
 def dump(spec: TaskSpec, path: Path) -> None:
+    """Write atomically through a fresh temporary name: never through a link a step's diff left at the path or
+    beside it (task.state.yaml.tmp -> ~/.vimrc), which is replaced instead."""
     data = spec.model_dump(exclude_none=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
-    tmp.replace(path)
+    safefs.write_text(*safefs.split(path), yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
 
 
 def input_hash(step: SpecStep, repo_root: Path) -> str:
@@ -155,7 +161,10 @@ def input_hash(step: SpecStep, repo_root: Path) -> str:
         if not matches:
             digest.update(f"missing:{pattern}".encode())
         for match in matches:
-            file = Path(match)
-            if file.is_file():
-                digest.update(file.relative_to(repo_root).as_posix().encode() + b"\0" + file.read_bytes())
+            rel = Path(match).relative_to(repo_root)
+            data = safefs.read_optional(repo_root, rel)  # a link is its own text, never what it points at
+            if data is None and os.path.islink(match):
+                data = b"link:" + os.readlink(match).encode()
+            if data is not None:
+                digest.update(rel.as_posix().encode() + b"\0" + data)
     return digest.hexdigest()[:16]

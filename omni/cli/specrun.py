@@ -167,11 +167,14 @@ def run_spec(args, settings, console: Console) -> int:
         if args.check_understanding:
             executor, planner = _models(step_settings)
             understand(spec, step, executor, planner, prompts, state, console)
+        own = [p.resolve().relative_to(root).as_posix() for p in (args.spec, state_path)
+               if p.resolve().is_relative_to(root)]  # a step that changes the spec or its state is held back
         code, summary = run_goal(RunRequest(_task_text(prompts, spec, step), step_settings, args.repo,
-                                            criteria=step.agent_spec.validation_criteria))
+                                            criteria=step.agent_spec.validation_criteria, steering=own))
         state.attempts += 1
-        state.run_id, state.message = summary["run_id"], summary["message"][:500]
         ok = summary["status"] == "finished" and (summary["applied"] or not summary["changed_files"])
+        said = summary["apply_note"] if summary["status"] == "finished" and not ok else summary["message"]
+        state.run_id, state.message = summary["run_id"], said[:500]
         state.status = "passed" if ok else ("flagged" if summary["status"] == "flagged" else "failed")
         state.input_hash = None
         if not ok:

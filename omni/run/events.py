@@ -44,8 +44,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "gate": ("decision", "attempt", "reasons", "confidence", "validation"),
     "status": ("status", "message", "steps", "usage"),
     "summary": ("run_id", "goal", "status", "message", "exit_code", "steps", "usage", "wall_s", "changed_files",
-                "branch", "seed", "applied", "apply_note", "assumptions", "plan", "tests", "tests_at_start",
-                "first_action_s", "cached_share", "record"),
+                "branch", "seed", "applied", "apply_note", "steering_files", "links_out", "assumptions", "plan",
+                "tests", "tests_at_start", "first_action_s", "cached_share", "record"),
 }
 
 

@@ -28,18 +28,26 @@ def _save(workspace: Workspace, record: RunRecord, goal: str) -> tuple[str, list
     return diff, rows, ""
 
 
-def _apply(workspace, ui, interactive, s, diff, rows) -> tuple[bool, str]:
-    """Offer the diff (or apply it under --yes); a diff that changes instruction or config files is
-    called out, and --yes alone does not apply it."""
-    steering = trust.steering_files([r[0] for r in rows])
-    if s.yes and steering and not s.yes_all:
-        return False, (f"held back: the diff changes {', '.join(steering)}, which later runs or your tools read "
-                       "as instructions or config; --yes does not apply that (review it with `omni diff`, then "
-                       "`omni apply`, or pass --yes-all)")
+def held_back(steering: list[str], links: list[str]) -> str:
+    """Why --yes does not apply a diff ('' when it may): it changes files that steer later runs or tools, or
+    adds links that point out of the repository."""
+    parts = [f"the diff changes {', '.join(steering)}, which later runs or your tools read as instructions or "
+             "config" if steering else "",
+             f"it adds symbolic links out of the repository ({', '.join(links)})" if links else ""]
+    said = "; ".join(p for p in parts if p)
+    return (f"held back: {said}; --yes does not apply that (review it with `omni diff`, then `omni apply`, or "
+            "pass --yes-all)") if said else ""
+
+
+def _apply(workspace, ui, interactive, s, diff, rows, steering: list[str], links: list[str]) -> tuple[bool, str]:
+    """Offer the diff (or apply it under --yes); a diff that changes instruction or config files, or adds a
+    link out of the repository, is called out, and --yes alone does not apply it."""
+    if s.yes and not s.yes_all and (why := held_back(steering, links)):
+        return False, why
     wants = s.yes or s.yes_all
     if not wants and interactive:
         ui.pause()
-        ui.print(escape(_change_list(rows, steering)))
+        ui.print(escape(_change_list(rows, steering, links)))
         wants = ui.console.input("Apply these changes to your working tree? \\[y/N] ").strip().lower() in ("y", "yes")
     if not wants:
         return False, ""
@@ -47,11 +55,13 @@ def _apply(workspace, ui, interactive, s, diff, rows) -> tuple[bool, str]:
     return result.applied, result.message
 
 
-def _change_list(rows, steering: list[str]) -> str:
+def _change_list(rows, steering: list[str], links: list[str]) -> str:
     lines = [f"  {name}  +{added} -{removed}" for name, added, removed in rows]
     if steering:
         lines.append(f"  note: {', '.join(steering)} steer later runs or your tools (instructions, config); "
                      "check them before you apply")
+    if links:
+        lines.append(f"  note: symbolic links out of the repository: {', '.join(links)}")
     return f"The run changed {len(rows)} file(s):\n" + "\n".join(lines)
 
 
@@ -62,9 +72,11 @@ def finish(run: Run, wall: float) -> dict:
     diff, rows, not_saved = ("", [], "") if not workspace.seed else _save(workspace, record, goal)
     if not_saved:
         status, message = ("sandbox_error" if "workspace grew" in not_saved else "failed"), not_saved
+    steering = trust.steering_files([r[0] for r in rows], run.request.steering)
+    links = trust.links_out(workspace.links()) if rows else []
     applied, apply_note = False, ""
     if status == "finished" and diff.strip():
-        applied, apply_note = _apply(workspace, run.ui, run.interactive, s, diff, rows)
+        applied, apply_note = _apply(workspace, run.ui, run.interactive, s, diff, rows, steering, links)
     if workspace.seed and workspace.path.exists() and not workspace.keep:
         try:
             workspace.remove(drop_branch=not diff.strip())
@@ -76,7 +88,7 @@ def finish(run: Run, wall: float) -> dict:
         "usage": outcome.usage.model_dump() if outcome else {}, "wall_s": round(wall, 2),
         "changed_files": [{"path": p, "added": a, "removed": r} for p, a, r in rows],
         "branch": workspace.branch, "seed": workspace.seed, "applied": applied, "apply_note": apply_note,
-        "steering_files": trust.steering_files([r[0] for r in rows]),
+        "steering_files": steering, "links_out": links,
         "left_out": [p + "/" for p in workspace.left_out],
         "assumptions": outcome.assumptions if outcome else [],
         "tests": run.facts.last, "tests_at_start": run.facts.at_start,

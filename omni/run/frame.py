@@ -22,6 +22,7 @@ class RunRequest:
     history: list[str] = field(default_factory=list)  # earlier goals of an interactive session
     earlier: str = ""  # the earlier run this one continues (--last / --resume): omni/run/resume.py
     criteria: list[str] = field(default_factory=list)  # a spec step's validation criteria
+    steering: list[str] = field(default_factory=list)  # more paths that steer later runs (a spec run's own files)
 
 
 @dataclass

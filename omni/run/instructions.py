@@ -1,9 +1,12 @@
 """Project instructions: AGENTS.md from the repo root down to the working directory (nearest last);
-CLAUDE.md or CONVENTIONS.md where a folder has no AGENTS.md. Capped in size."""
+CLAUDE.md or CONVENTIONS.md where a folder has no AGENTS.md. Capped in size. Read without following a link:
+an AGENTS.md that points at ~/.ssh/id_rsa would send the key to the model."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from omni import safefs
 
 NAMES = ("AGENTS.md", "CLAUDE.md", "CONVENTIONS.md")
 MAX_CHARS = 8000
@@ -17,11 +20,13 @@ def load(repo_root: Path, cwd: Path) -> tuple[str, list[str]]:
         folders += [root.joinpath(*rel.parts[: n + 1]) for n in range(len(rel.parts))]
     parts, used, budget = [], [], MAX_CHARS
     for folder in folders:
-        found = next((folder / n for n in NAMES if (folder / n).is_file()), None)
+        where = folder.relative_to(root)
+        found = next(((where / n, raw) for n in NAMES
+                      if (raw := safefs.read_optional(root, where / n, limit=4 * MAX_CHARS)) is not None), None)
         if found is None or budget <= 0:
             continue
-        text = found.read_text(errors="replace").strip()
-        rel = found.relative_to(root).as_posix()
+        text = found[1].decode("utf-8", "replace").strip()
+        rel = found[0].as_posix()
         if len(text) > budget:
             text = text[:budget] + f"\n[{rel} cut at {MAX_CHARS} characters in all]"
         budget -= len(text)
