@@ -43,6 +43,10 @@ CALC = {
 }
 
 
+# The same module with its tests passing: for runs whose subject is not the code (security, display, the channel).
+FINE = {**CALC, "calc.py": CALC["calc.py"].replace("a - b", "a + b")}
+
+
 @contextlib.contextmanager
 def own_sandbox(tmp_path, name: str, files: dict[str, str], config: dict | None = None, prepare=None, **options):
     """A Docker sandbox over a worktree of a repo of its own (box.workspace; box.repo is the repo);

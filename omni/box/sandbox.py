@@ -4,6 +4,7 @@ omni/box/local.py.)"""
 
 from __future__ import annotations
 
+import contextlib
 import grp
 import json
 import os
@@ -19,6 +20,7 @@ from omni.box import images
 from omni.box.channel import SOCKET, RunDir, ToolClient, pid_alive, server_env
 from omni.box.gitmounts import git_mounts
 from omni.box.toolbox import server_table
+from omni.box.workspace import walk_tree
 from omni.errors import SandboxError, UsageError
 from omni.settings import Settings
 from omni.resources import data_dir
@@ -77,14 +79,12 @@ def remove_stale(client) -> list[str]:
 
 
 def _chown_tree(root: Path, uid: int) -> None:
-    """Give the worktree (not its .git pointer) to uid; used only when omni runs as root."""
+    """Give the worktree (not its .git pointer) to uid; used only when omni runs as root, and only while the
+    container is not running or is held (a folder swapped for a link mid-walk would lead lchown elsewhere)."""
     os.chown(root, uid, uid)
-    for dirpath, dirnames, filenames in os.walk(root):
-        if ".git" in dirnames:
-            dirnames.remove(".git")
-        for name in dirnames + filenames:
-            if name != ".git" or dirpath != str(root):
-                os.lchown(os.path.join(dirpath, name), uid, uid)
+    for entry, _, _ in walk_tree(root):
+        with contextlib.suppress(OSError):
+            os.lchown(entry.path, uid, uid)
 
 
 def unused_uid() -> int:

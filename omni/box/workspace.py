@@ -8,6 +8,7 @@ import contextlib
 import hashlib
 import os
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,27 +49,62 @@ class WorkspaceTooLarge(SandboxError):
     """The worktree grew past its size limit; nothing of it is committed."""
 
 
+# What one file or folder costs the growth budget beyond its bytes: a filesystem block and an inode. 60,000 empty
+# files are 234 MiB of budget, not 0 bytes.
+ENTRY_BYTES = 4096
+
+
 @dataclass
 class TreeScan:
-    """What a walk of the worktree found: its size, and folders that are git repositories of their own."""
+    """What a walk of the worktree found: its bytes, its entries, and folders that are git repositories of their
+    own. Everything counts: .git folders at any depth and .omni too (only the worktree's own .git pointer does not)."""
 
     size: int
+    entries: int
     nested_repos: list[str]
+
+    @property
+    def cost(self) -> int:
+        """What the tree weighs against the growth budget: its bytes and a block for each entry."""
+        return self.size + self.entries * ENTRY_BYTES
+
+
+def walk_tree(root: Path) -> Iterator[tuple[os.DirEntry, str, bool]]:
+    """(entry, its path under root, whether it is a folder) for everything under root but the worktree's own .git
+    pointer: a walk with a stack, never recursion (a folder 1,100 deep is a tree like any other), that follows no
+    link. Only for a tree nothing else changes meanwhile (the sandbox is held while host code walks it)."""
+    stack = [(str(root), "")]
+    while stack:
+        path, rel = stack.pop()
+        try:
+            with os.scandir(path) as listing:
+                found = list(listing)
+        except OSError:
+            continue
+        for entry in found:
+            if not rel and entry.name == ".git":
+                continue
+            here = f"{rel}/{entry.name}" if rel else entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                stack.append((entry.path, here))
+            yield entry, here, is_dir
 
 
 def scan_tree(root: Path) -> TreeScan:
-    size, nested = 0, []
-    for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
-        if here == root:
-            dirnames[:] = [d for d in dirnames if d not in (".git", OMNI_DIR)]
-            filenames = [f for f in filenames if f != ".git"]
-        elif ".git" in dirnames or ".git" in filenames:
-            nested.append(here.relative_to(root).as_posix())
-        for name in filenames + [d for d in dirnames if (here / d).is_symlink()]:
+    size = entries = 0
+    nested: set[str] = set()
+    for entry, rel, is_dir in walk_tree(root):
+        entries += 1
+        if entry.name == ".git":  # below the root: a repository of its own (the root's pointer is not walked)
+            nested.add(rel.rsplit("/", 1)[0])
+        if not is_dir:
             with contextlib.suppress(OSError):
-                size += os.lstat(here / name).st_size
-    return TreeScan(size, sorted(nested))
+                size += entry.stat(follow_symlinks=False).st_size
+    return TreeScan(size, entries, sorted(nested))
 
 
 @dataclass
@@ -118,18 +154,19 @@ class Workspace:
         self._stage()
         self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", "omni: starting state")
         self.seed = self._git("rev-parse", "HEAD").strip()
-        self.start_size = scan_tree(self.path).size
+        self.start_size = scan_tree(self.path).cost
         return self.path
 
     def _stage(self) -> list[str]:
         """git add everything but .omni/ and nested repositories; return the nested ones new since the
         last call. Refuses (WorkspaceTooLarge) when the tree grew past its limit: nothing is added."""
         scan = scan_tree(self.path)
-        grown = scan.size - self.start_size
+        grown = scan.cost - self.start_size
         if self.seed and self.limit_bytes is not None and grown >= self.limit_bytes:
             raise WorkspaceTooLarge(
-                f"the workspace grew by {grown // 2**20} MiB, past its limit of {self.limit_bytes // 2**20} MiB "
-                "(--max-workspace-mb); the run was stopped and nothing it wrote was saved")
+                f"the workspace grew by {grown // 2**20} MiB (its bytes, and {ENTRY_BYTES // 1024} KiB for each file "
+                f"or folder), past its limit of {self.limit_bytes // 2**20} MiB (--max-workspace-mb); the run was "
+                "stopped and nothing it wrote was saved")
         keep_out = [OMNI_DIR, *scan.nested_repos]
         self._git("add", "-A", "--", ".", *[f":(exclude,literal){p}" for p in keep_out])
         new = [p for p in scan.nested_repos if p not in self.left_out]
@@ -146,11 +183,13 @@ class Workspace:
         self._git("commit", "--quiet", "--no-verify", "-m", message)
         return True
 
-    def snapshot(self, message: str) -> str:
-        """Commit the agent's changes on the run branch; return the diff from the starting state."""
+    def snapshot(self, message: str) -> bytes:
+        """Commit the agent's changes on the run branch; return the diff from the starting state, as bytes: a
+        file that is not UTF-8 must reach the user's tree byte for byte."""
         self._stage()
         self._commit_staged(message)
-        return self._git("diff", "--binary", "--no-ext-diff", "--no-textconv", self.seed, "HEAD")
+        return hostgit.run(["diff", "--binary", "--no-ext-diff", "--no-textconv", self.seed, "HEAD"], self.path,
+                           extra=IDENTITY + ["-c", f"safe.directory={self.path}"]).stdout
 
     def checkpoint(self, label: str) -> list[str]:
         """Commit the files changed by one step, so /undo can take that step back. Returns the nested
@@ -218,7 +257,7 @@ def _blob_hash(path: Path) -> str | None:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def apply_to_user_tree(user_root: Path, expected: str, patch: str, files: list[str],
+def apply_to_user_tree(user_root: Path, expected: str, patch: bytes, files: list[str],
                        reverse: bool = False, patch_path: str = "diff.patch") -> ApplyOutcome:
     """Apply (or with reverse, take back) a run's diff in the user's working tree, only if every file
     it touches is exactly as at `expected` (the starting state; for reverse, the run's result)."""
@@ -241,7 +280,7 @@ def apply_to_user_tree(user_root: Path, expected: str, patch: str, files: list[s
                             + f". To {verb} by hand: git apply {'-R ' if reverse else ''}--3way {patch_path}",
                             conflicts)
     done = hostgit.run(["apply", "--binary", "--whitespace=nowarn", *(["-R"] if reverse else []), "-"],
-                       user_root, input=patch.encode(), check=False)
+                       user_root, input=patch, check=False)
     if done.returncode != 0:
         return ApplyOutcome(False, f"git apply refused the patch: {done.stderr.decode(errors='replace')}", [])
     return ApplyOutcome(True, f"{'undid' if reverse else 'applied'} changes to {len(files)} file(s)", [])

@@ -110,6 +110,9 @@ def parser() -> Parser:
         one = sub.add_parser(name, help=said)
         one.add_argument("run", nargs="?", default=None, help="run id, a unique prefix of it, or `last` (the default)")
         one.add_argument("--repo", type=Path, default=None)
+        if name == "diff":
+            one.add_argument("--raw", action="store_true", help="the exact bytes, control characters included "
+                             "(for a pipe into git apply); by default they are written out visibly")
     sub.add_parser("completion", help="print a shell completion script").add_argument("shell", choices=SHELLS)
     specrun.add_commands(sub)
     return p
@@ -146,4 +149,6 @@ def main(argv: list[str]) -> int:
     root, folder = history.run_folder(args.repo, args.run)
     if args.command == "show":
         return history.show(folder)
+    if args.command == "diff":
+        return history.show_diff(folder, args.raw)
     return history.apply_or_undo(args.command, root, folder)

@@ -14,6 +14,7 @@ from omni.box.workspace import apply_to_user_tree, find_repo
 from omni.errors import UsageError
 from omni.run.cleanup import first_goal, owner_alive
 from omni.run.record import OWNER, RunRecord, read_events
+from omni.visible import visible
 
 LAST = "last"
 
@@ -64,7 +65,7 @@ def list_runs(runs: Path) -> int:
     for folder in reversed(folders):
         s = summary(folder)
         applied = "applied" if s.get("applied") else ""
-        print(f"{folder.name}  {s['status']:<13} {applied:<8} {str(s['steps']):>3} steps  {s['goal'][:64]}")
+        print(visible(f"{folder.name}  {s['status']:<13} {applied:<8} {str(s['steps']):>3} steps  {s['goal'][:64]}"))
     return 0
 
 
@@ -121,18 +122,28 @@ def show(folder: Path) -> int:
     return 0
 
 
-def _already_applied(root: Path, patch: str) -> bool:
+def _already_applied(root: Path, patch: bytes) -> bool:
     """Whether the user's tree already holds the run's changes: the patch taken back would apply cleanly."""
-    check = hostgit.run(["apply", "--check", "-R", "--binary", "-"], root, input=patch.encode(), check=False)
+    check = hostgit.run(["apply", "--check", "-R", "--binary", "-"], root, input=patch, check=False)
     return check.returncode == 0
+
+
+def show_diff(folder: Path, raw: bool) -> int:
+    """The run's diff: its exact bytes with --raw (for a pipe into git apply); else as text with every control,
+    escape and bidi character written out, so that what the user reads is what would be applied."""
+    patch_path = folder / "diff.patch"
+    patch = patch_path.read_bytes() if patch_path.exists() else b""
+    if raw:
+        sys.stdout.buffer.write(patch)
+        sys.stdout.flush()
+    else:
+        sys.stdout.write(visible(patch.decode("utf-8", "backslashreplace")) if patch else "(no changes)\n")
+    return 0
 
 
 def apply_or_undo(command: str, root: Path, folder: Path) -> int:
     patch_path = folder / "diff.patch"
-    patch = patch_path.read_text() if patch_path.exists() else ""
-    if command == "diff":
-        sys.stdout.write(patch or "(no changes)\n")
-        return 0
+    patch = patch_path.read_bytes() if patch_path.exists() else b""
     if not patch.strip():
         print(f"run {folder.name} changed nothing; nothing to {command}")
         return 1
@@ -145,10 +156,10 @@ def apply_or_undo(command: str, root: Path, folder: Path) -> int:
             return 0
         steering = trust.steering_files(files)
         if steering:
-            print(f"note: this diff changes {', '.join(steering)}, which later runs or your tools read as "
-                  "instructions or config", file=sys.stderr)
+            print(visible(f"note: this diff changes {', '.join(steering)}, which later runs or your tools read as "
+                          "instructions or config"), file=sys.stderr)
         if s.get("links_out"):
-            print(f"note: this diff adds symbolic links out of the repository: {', '.join(s['links_out'])}",
+            print(visible(f"note: this diff adds symbolic links out of the repository: {', '.join(s['links_out'])}"),
                   file=sys.stderr)
         result = apply_to_user_tree(root, s.get("seed", ""), patch, files, patch_path=str(patch_path))
     else:  # undo: the files must still be exactly as the run left them
@@ -159,5 +170,5 @@ def apply_or_undo(command: str, root: Path, folder: Path) -> int:
         result = apply_to_user_tree(root, tip, patch, files, reverse=True, patch_path=str(patch_path))
     if result.applied:
         _mark(folder, command == "apply", f"{command} with `omni {command}`")
-    print(result.message)
+    print(visible(result.message))
     return 0 if result.applied else 1

@@ -9,6 +9,7 @@ from omni.cli import commands
 from omni.errors import OmniError
 from omni.run.session import RunRequest, run_goal
 from omni.settings import Settings
+from omni.visible import safe
 
 HELP = """Type a goal and press Enter. Commands:
   /plan GOAL   show a plan for GOAL without acting      /diff   the last run's diff
@@ -56,12 +57,12 @@ def session(settings: Settings, args: argparse.Namespace) -> int:
                     continue
                 run_goal(RunRequest(goal, settings, args.repo, plan_only=True, history=history))
             elif line.startswith("/"):
-                console.print(f"unknown command {line}; /help lists them")
+                console.print(f"unknown command {safe(line)}; /help lists them")
             else:
                 code, summary = run_goal(RunRequest(line, settings, args.repo, history=history))
                 last_run = summary["run_id"]
                 history.append(f"- {line} -> {summary['status']}"
                                f"{': ' + summary['message'][:200] if summary['message'] else ''}")
         except OmniError as exc:
-            console.print(f"[red]omni: {exc}[/]")
+            console.print(f"[red]omni: {safe(exc)}[/]")
             code = exc.exit_code

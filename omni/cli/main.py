@@ -11,6 +11,7 @@ from omni import __version__
 from omni.cli.options import add_goal_options, add_run_options, check_limits, settings_for
 from omni.cli.parsing import Parser
 from omni.errors import EXIT_CODES, ForceQuit, OmniError, UsageError
+from omni.visible import visible
 
 SUBCOMMANDS = ("sandbox", "runs", "show", "diff", "apply", "undo", "config", "trust", "plan", "run",
                "completion")
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         code, _ = run_goal(RunRequest(goal, settings, args.repo, args.json, earlier=earlier))
         return code
     except OmniError as exc:
-        print(f"omni: {exc}", file=sys.stderr)
+        print(f"omni: {visible(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except (KeyboardInterrupt, ForceQuit):
         print("omni: interrupted", file=sys.stderr)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from pydantic import BaseModel
 from rich.console import Console
-from rich.markup import escape
 
 from omni.box import hostgit
 from omni.cli import spec as specs
@@ -21,6 +20,7 @@ from omni.prompts import Prompts
 from omni.run.session import RunRequest, run_goal
 from omni.model.textmode import json_object
 from omni.box.workspace import find_repo
+from omni.visible import safe
 
 UNDERSTANDING_ROUNDS = 2
 
@@ -63,15 +63,15 @@ def plan_spec(args, settings, console: Console) -> int:
             break
         except (ValueError, UsageError) as exc:
             if attempt == 1:
-                console.print(f"[red]the planner did not produce a valid spec: {escape(str(exc))}[/]")
+                console.print(f"[red]the planner did not produce a valid spec: {safe(str(exc))}[/]")
                 return 1
             messages += [{"role": "assistant", "content": reply.text},
                          {"role": "user", "content": prompts.render("spec_retry", error=str(exc))}]
     specs.dump(spec, args.spec)
-    console.print(f"wrote {args.spec}: task {spec.task_id}, {len(spec.plan)} steps")
+    console.print(f"wrote {safe(args.spec)}: task {safe(spec.task_id)}, {len(spec.plan)} steps")
     for step in spec.ordered():
         after = f" (after {', '.join(step.depends_on)})" if step.depends_on else ""
-        console.print(f"  {step.step_id}{after}: {escape(step.description)}")
+        console.print(f"  {safe(step.step_id + after)}: {safe(step.description)}")
     return 0
 
 
@@ -96,7 +96,7 @@ def understand(spec, step, executor, planner, prompts: Prompts, state, console: 
         except ValueError:
             verdict, feedback = "unreadable", judgement[:300]
         state.understanding.append(specs.Understanding(summary=summary, verdict=verdict, feedback=feedback))
-        console.print(f"  understanding check {round_no + 1}: [bold]{escape(verdict)}[/] {escape(feedback[:200])}")
+        console.print(f"  understanding check {round_no + 1}: [bold]{safe(verdict)}[/] {safe(feedback[:200])}")
         if verdict != "needs_refinement":
             return
         if round_no == UNDERSTANDING_ROUNDS:
@@ -105,7 +105,7 @@ def understand(spec, step, executor, planner, prompts: Prompts, state, console: 
         step.agent_spec.instructions = planner.text([{"role": "user", "content": prompts.render(
             "refine_instructions", instructions=step.agent_spec.instructions, summary=summary,
             feedback=feedback)}]).text.strip()
-        console.print(f"  [yellow]instructions refined:[/] {escape(step.agent_spec.instructions[:300])}")
+        console.print(f"  [yellow]instructions refined:[/] {safe(step.agent_spec.instructions[:300])}")
 
 
 def _task_text(prompts: Prompts, spec: specs.TaskSpec, step: specs.SpecStep) -> str:
@@ -151,13 +151,13 @@ def run_spec(args, settings, console: Console) -> int:
         state = step.refinement_state = step.refinement_state or specs.RefinementState()
         digest = specs.input_hash(step, root)
         if state.status == "passed" and state.input_hash == digest and not executed & set(step.depends_on):
-            console.print(f"[dim]step {step.step_id}: skipped, passed before and its inputs are unchanged[/]")
+            console.print(f"[dim]step {safe(step.step_id)}: skipped, passed before and its inputs are unchanged[/]")
             passed.add(step.step_id)
             continue
         if not set(step.depends_on) <= passed:
             state.status, state.message = "pending", "a step it depends on did not pass"
             break
-        console.print(f"\n[bold magenta]step {step.step_id}[/]: {escape(step.description)}")
+        console.print(f"\n[bold magenta]step {safe(step.step_id)}[/]: {safe(step.description)}")
         executed.add(step.step_id)
         pref = step.agent_spec.model_preference
         step_settings = settings.model_copy(update={
@@ -179,7 +179,7 @@ def run_spec(args, settings, console: Console) -> int:
         state.input_hash = None
         if not ok:
             specs.dump(spec, state_path)
-            console.print(f"[red]step {step.step_id} {state.status}: {escape(state.message)}[/]")
+            console.print(f"[red]step {safe(step.step_id)} {state.status}: {safe(state.message)}[/]")
             break
         passed.add(step.step_id)
         # Inputs changed by the spec's own later steps are not a reason to redo earlier ones: refresh
@@ -190,7 +190,7 @@ def run_spec(args, settings, console: Console) -> int:
         specs.dump(spec, state_path)
     specs.dump(spec, state_path)
     done = len(passed) == len(spec.plan)
-    console.print(f"\n{spec.task_id}: {len(passed)}/{len(spec.plan)} steps passed. Progress: {state_path}")
+    console.print(f"\n{safe(spec.task_id)}: {len(passed)}/{len(spec.plan)} steps passed. Progress: {safe(state_path)}")
     return 0 if done else 1
 
 

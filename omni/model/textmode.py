@@ -9,13 +9,10 @@ with a tool name and an object of arguments.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from omni.results import Action
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z_]*)[ \t]*\n(.*?)```", re.DOTALL)
-_TAG = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARG_KEYS = ("arguments", "args", "parameters", "input")
 
@@ -24,9 +21,47 @@ class TextFormatError(ValueError):
     pass
 
 
+def _fences(text: str) -> list[tuple[str, str]]:
+    """(language, body) of each ``` fenced block, left to right. A scan with str.find, linear in the reply's length:
+    a backtracking pattern took seconds on a fence or tag followed by thousands of spaces, and a reply has 4,096
+    tokens to spend on that."""
+    found, at = [], 0
+    while (start := text.find("```", at)) != -1:
+        i = start + 3
+        while i < len(text) and text[i] in " \t":
+            i += 1
+        lang_start = i
+        while i < len(text) and (text[i].isascii() and (text[i].isalpha() or text[i] == "_")):
+            i += 1
+        lang = text[lang_start:i]
+        while i < len(text) and text[i] in " \t":
+            i += 1
+        if i >= len(text) or text[i] != "\n":
+            at = start + 3  # not an opening fence: look on
+            continue
+        end = text.find("```", i + 1)
+        if end == -1:
+            break
+        found.append((lang, text[i + 1:end]))
+        at = end + 3
+    return found
+
+
+def _tags(text: str, opening: str = "<tool_call>", closing: str = "</tool_call>") -> list[str]:
+    """The body of each <tool_call>...</tool_call>, stripped; linear, like _fences."""
+    found, at = [], 0
+    while (start := text.find(opening, at)) != -1:
+        end = text.find(closing, start + len(opening))
+        if end == -1:
+            break
+        found.append(text[start + len(opening):end].strip())
+        at = end + len(closing)
+    return found
+
+
 def _candidates(text: str) -> list[str]:
-    found = [body for lang, body in _FENCE.findall(text) if lang.lower() in ("tool_call", "json", "")]
-    found += _TAG.findall(text)
+    found = [body for lang, body in _fences(text) if lang.lower() in ("tool_call", "json", "")]
+    found += _tags(text)
     if not found:
         start = text.find("{")
         if start != -1:
@@ -85,12 +120,9 @@ def json_object(text: str) -> Any:
     return json.loads(text[start:end + 1])
 
 
-_CODE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
-
-
 def code_of(reply: str) -> str:
     """The candidate's code: the (last) fenced block of a reply, else the reply if it starts with def or class."""
-    blocks = _CODE.findall(reply)
+    blocks = [body for lang, body in _fences(reply) if lang.lower() in ("python", "py", "")]
     if blocks:
         return blocks[-1].strip("\n")
     text = reply.strip()

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from omni.errors import SandboxError
+from omni.visible import safe
 
 STAGES = (
     (re.compile(r"^Step (\d+/\d+)"), "step {0}"),  # the classic builder
@@ -69,9 +69,9 @@ class BuildView:
         if stage and stage != self.stage:
             self.stage = stage
             if self.progress is None:
-                self.console.print(f"  {escape(self.tag)} · {escape(stage)} · {time.monotonic() - self.started:.0f}s")
+                self.console.print(f"  {safe(self.tag)} · {safe(stage)} · {time.monotonic() - self.started:.0f}s")
         if self.progress is not None:
-            self.progress.update(self.task, description=f"{escape(self.tag)} · {escape(self.stage)}")
+            self.progress.update(self.task, description=f"{safe(self.tag)} · {safe(self.stage)}")
 
     def close(self, ok: bool) -> None:
         if self.log is None:
@@ -80,7 +80,7 @@ class BuildView:
             self.progress.stop()
         self.log.close()
         took = time.monotonic() - self.started
-        self.console.print(f"  built {escape(self.tag)} in {took:.0f}s" if ok else
+        self.console.print(f"  built {safe(self.tag)} in {took:.0f}s" if ok else
                            f"  [red]the build failed after {took:.0f}s; the full log: {self.path}[/]")
 
 

@@ -3,8 +3,6 @@ changes files that steer later runs), write summary.json, and remove the worktre
 
 from __future__ import annotations
 
-from rich.markup import escape
-
 from omni import trust
 from omni.box.hostgit import GitError
 from omni.box.workspace import Workspace, WorkspaceTooLarge, apply_to_user_tree
@@ -13,16 +11,16 @@ from omni.run.frame import Run
 from omni.run.record import RunRecord
 
 
-def _save(workspace: Workspace, record: RunRecord, goal: str) -> tuple[str, list, str]:
+def _save(workspace: Workspace, record: RunRecord, goal: str) -> tuple[bytes, list, str]:
     """Commit the run's result and write diff.patch: (diff, numstat rows, why it could not be saved)."""
     try:
         diff = workspace.snapshot(f"omni: {goal[:60]}")
         rows = workspace.numstat()
     except WorkspaceTooLarge as exc:
-        return "", [], str(exc)
+        return b"", [], str(exc)
     except GitError as exc:  # the worktree stays, so its files can still be looked at
         workspace.keep = True
-        return "", [], (f"the run's result could not be saved: {exc}. Its files are left in {workspace.path}; "
+        return b"", [], (f"the run's result could not be saved: {exc}. Its files are left in {workspace.path}; "
                         f"remove it with `git worktree remove --force {workspace.path}`")
     record.write("diff.patch", diff)
     return diff, rows, ""
@@ -47,7 +45,7 @@ def _apply(workspace, ui, interactive, s, diff, rows, steering: list[str], links
     wants = s.yes or s.yes_all
     if not wants and interactive:
         ui.pause()
-        ui.print(escape(_change_list(rows, steering, links)))
+        ui.show(_change_list(rows, steering, links))
         wants = ui.console.input("Apply these changes to your working tree? \\[y/N] ").strip().lower() in ("y", "yes")
     if not wants:
         return False, ""
@@ -66,10 +64,22 @@ def _change_list(rows, steering: list[str], links: list[str]) -> str:
 
 
 def finish(run: Run, wall: float) -> dict:
-    """Save the run's result, offer or apply it, and write summary.json (run: omni/run/session.py's Run)."""
+    """Save the run's result, offer or apply it, and write summary.json (run: omni/run/session.py's Run). Whatever
+    goes wrong on the way, the run ends with a summary: a bug here is said in it, and the worktree is kept."""
+    try:
+        return _finish(run, wall)
+    except Exception as exc:  # noqa: BLE001 - omni's own failure: recorded, never a missing summary
+        run.workspace.keep = True
+        return _write(run, wall, {
+            "status": "failed", "changed_files": [], "applied": False, "apply_note": "", "steering_files": [],
+            "links_out": [], "message": f"internal error while saving the run's result: {type(exc).__name__}: {exc}. "
+            f"The run's files are left in {run.workspace.path} (branch {run.workspace.branch})"})
+
+
+def _finish(run: Run, wall: float) -> dict:
     workspace, record, events, s, goal = run.workspace, run.record, run.events, run.request.settings, run.request.goal
-    status, message, outcome = run.status, run.message, run.outcome
-    diff, rows, not_saved = ("", [], "") if not workspace.seed else _save(workspace, record, goal)
+    status, message = run.status, run.message
+    diff, rows, not_saved = (b"", [], "") if not workspace.seed else _save(workspace, record, goal)
     if not_saved:
         status, message = ("sandbox_error" if "workspace grew" in not_saved else "failed"), not_saved
     steering = trust.steering_files([r[0] for r in rows], run.request.steering)
@@ -82,19 +92,25 @@ def finish(run: Run, wall: float) -> dict:
             workspace.remove(drop_branch=not diff.strip())
         except GitError as exc:
             events.emit("warning", message=f"the worktree {workspace.path} could not be removed: {exc}")
-    summary = {
-        "run_id": run.run_id, "goal": goal, "status": status, "message": message,
-        "exit_code": EXIT_CODES.get(status, 1), "steps": outcome.steps if outcome else 0,
-        "usage": outcome.usage.model_dump() if outcome else {}, "wall_s": round(wall, 2),
+    return _write(run, wall, {
+        "status": status, "message": message,
         "changed_files": [{"path": p, "added": a, "removed": r} for p, a, r in rows],
-        "branch": workspace.branch, "seed": workspace.seed, "applied": applied, "apply_note": apply_note,
-        "steering_files": steering, "links_out": links,
+        "applied": applied, "apply_note": apply_note, "steering_files": steering, "links_out": links})
+
+
+def _write(run: Run, wall: float, result: dict) -> dict:
+    """summary.json: what the end of the run found (result), with what the run knows of itself."""
+    outcome, workspace = run.outcome, run.workspace
+    summary = {
+        "run_id": run.run_id, "goal": run.request.goal, **result, "exit_code": EXIT_CODES.get(result["status"], 1),
+        "steps": outcome.steps if outcome else 0, "usage": outcome.usage.model_dump() if outcome else {},
+        "wall_s": round(wall, 2), "branch": workspace.branch, "seed": workspace.seed,
         "left_out": [p + "/" for p in workspace.left_out],
         "assumptions": outcome.assumptions if outcome else [],
         "tests": run.facts.last, "tests_at_start": run.facts.at_start,
         "first_action_s": run.facts.first_action_s, "cached_share": run.facts.cached_share(),
         "plan": [st.model_dump() for st in outcome.plan.steps] if outcome and outcome.plan else [],
     }
-    record.write("summary.json", summary)
-    events.emit("summary", **summary, record=str(record.folder))
+    run.record.write("summary.json", summary)
+    run.events.emit("summary", **summary, record=str(run.record.folder))
     return summary

@@ -46,14 +46,17 @@ class RunRecord:
         self._events.write(json.dumps({"kind": kind, **data}, default=str) + "\n")
         self._events.flush()
 
-    def write(self, name: str, content: str | dict) -> Path:
+    def write(self, name: str, content: bytes | str | dict) -> Path:
         return self.write_file(self.folder / name, content)
 
     @staticmethod
-    def write_file(path: Path, content: str | dict) -> Path:
+    def write_file(path: Path, content: bytes | str | dict) -> Path:
         tmp = path.with_suffix(path.suffix + ".tmp")
-        text = content if isinstance(content, str) else json.dumps(content, indent=2, default=str)
-        tmp.write_text(text, encoding="utf-8")
+        if isinstance(content, bytes):
+            tmp.write_bytes(content)
+        else:
+            text = content if isinstance(content, str) else json.dumps(content, indent=2, default=str)
+            tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
         return path
 

@@ -59,10 +59,10 @@ class TerminalSteering:
                 if line == "/quit":
                     raise StopRun("interrupted", "stopped by the user")
                 if line == "/diff":
-                    self.ui.print(self.diff() or "(no changes yet)")
+                    self.ui.show(self.diff() or "(no changes yet)")
                 elif line == "/undo":
                     message = self.undo()
-                    self.ui.print(message)
+                    self.ui.show(message)
                     notes.append(f"The user ran /undo: {message}")
                 elif line == "/plan":
                     self.ui.print("New plan, one step per line; an empty line ends it:")

@@ -11,12 +11,12 @@ from typing import Any, TextIO
 
 from rich.console import Console
 from rich.live import Live
-from rich.markup import escape
 from rich.text import Text
 
 from omni.errors import OutputClosed
 from omni.loop.plan import MARKS
 from omni.run.lineinput import read_line
+from omni.visible import safe, visible
 
 EXCERPT_LINES = 6
 
@@ -49,7 +49,7 @@ class ConsoleUI:
         s = self.state
         elapsed = int(time.monotonic() - self.started)
         return Text(f" step {s['step']}/{s['max']} · {s['tokens']:,} tokens · ${s['cost']:.4f} · "
-                    f"{elapsed // 60}:{elapsed % 60:02d} · {s['action']}  (Ctrl-C to steer)", style="reverse")
+                    f"{elapsed // 60}:{elapsed % 60:02d} · {visible(s['action'])}  (Ctrl-C to steer)", style="reverse")
 
     def pause(self) -> None:
         if self.live:
@@ -71,15 +71,20 @@ class ConsoleUI:
             handler(**data)
 
     def print(self, text: str, style: str = "") -> None:
+        """Rich markup composed here, every model-controlled value in it passed through safe()."""
         self.console.print(text, style=style)
+
+    def show(self, text: str, style: str = "") -> None:
+        """Text as it is, no markup read in it, with control and escape bytes made visible (a diff, say)."""
+        self.console.print(visible(text), style=style, markup=False, highlight=False)
 
     # ---- events -------------------------------------------------------------------------------
     def on_run_start(self, run_id, goal, model, tool_mode, sandbox, instructions=(), **_):
-        self.print(f"[bold]omni[/] run {run_id}  model [cyan]{escape(model)}[/] ({tool_mode} tools, "
+        self.print(f"[bold]omni[/] run {run_id}  model [cyan]{safe(model)}[/] ({tool_mode} tools, "
                    f"{sandbox} sandbox)")
-        self.print(f"[bold]Goal:[/] {escape(goal)}")
+        self.print(f"[bold]Goal:[/] {safe(goal)}")
         if instructions:
-            self.print(f"[dim]project instructions: {', '.join(instructions)}[/]")
+            self.print(f"[dim]project instructions: {safe(', '.join(instructions))}[/]")
 
     def on_plan(self, steps, reason, version, **_):
         title = {"initial": "Plan", "replan": "New plan", "model": "Plan updated",
@@ -87,7 +92,7 @@ class ConsoleUI:
         self.print(f"[bold magenta]{title}[/] (v{version})")
         for n, step in enumerate(steps, 1):
             style = {"done": "green", "in_progress": "bold", "skipped": "dim strike"}.get(step["status"], "")
-            self.print(f"  {n}. [{MARKS[step['status']]}] {escape(step['text'])}", style)
+            self.print(f"  {n}. {safe('[' + MARKS[step['status']] + ']')} {safe(step['text'])}", style)
 
     def on_step(self, n, max, **_):
         self.end_stream()
@@ -100,7 +105,7 @@ class ConsoleUI:
     def on_model_delta(self, text, **_):
         if self.verbose:
             self.streaming = True
-            self.console.print(escape(text), end="", style="dim italic")
+            self.console.print(safe(text), end="", style="dim italic")
 
     def end_stream(self):
         if self.streaming:
@@ -110,24 +115,24 @@ class ConsoleUI:
     def on_action(self, tool, args, **_):
         self.end_stream()
         self.state["action"] = f"{tool}({compact_args(args, 20)})"[:60]
-        self.print(f"[bold cyan]▶ {tool}[/]({escape(compact_args(args))})")
+        self.print(f"[bold cyan]▶ {safe(tool)}[/]({safe(compact_args(args))})")
 
     def on_observation(self, success, output, error, failure, truncated, duration_s=0.0, **_):
         body = output if success else (error + ("\n" + output if output else ""))
         lines = body.strip().splitlines()
-        head = "[green]✓[/]" if success else f"[red]✗ {failure}[/]"
-        first = escape(lines[0][:150]) if lines else ""
+        head = "[green]✓[/]" if success else f"[red]✗ {safe(failure)}[/]"
+        first = safe(lines[0][:150]) if lines else ""
         self.print(f"  {head} {first} [dim]({duration_s:.2f}s)[/]")
         for line in lines[1:EXCERPT_LINES]:
-            self.print(f"    {escape(line[:150])}", "dim")
+            self.print(f"    {safe(line[:150])}", "dim")
         hidden = max(0, len(lines) - EXCERPT_LINES)
         if hidden or truncated:
             self.print(f"    [dim]… {hidden} more lines{' (output was capped)' if truncated else ''}[/]")
 
     def on_check(self, source, tests, result, **_):
         mark = "[red]✗[/]" if source == "none" else "[green]✓[/]"
-        self.print(f"  {mark} check: {escape(source)}: {escape(result)}"
-                   f"{' (' + escape(', '.join(tests[:3])) + ')' if tests else ''}")
+        self.print(f"  {mark} check: {safe(source)}: {safe(result)}"
+                   f"{' (' + safe(', '.join(tests[:3])) + ')' if tests else ''}")
 
     def on_check_passes(self, tests, examples, **_):
         what = ", ".join(p for p in (f"{len(tests)} test(s)" if tests else "", f"{examples} example(s)" if examples
@@ -135,38 +140,38 @@ class ConsoleUI:
         self.print(f"  [green]✓ the run's check passes now[/] ({what}): asking the finish gate")
 
     def on_opening(self, path, symbol, why, **_):
-        self.print(f"  [cyan]omni starts by trying rewrites of {escape(symbol)}[/] in {escape(path)} ({escape(why)})")
+        self.print(f"  [cyan]omni starts by trying rewrites of {safe(symbol)}[/] in {safe(path)} ({safe(why)})")
 
     def on_rung(self, path, symbol, why, **_):
-        self.print(f"  [cyan]omni tries rewrites of {escape(symbol)}[/] in {escape(path)} ({escape(why)})")
+        self.print(f"  [cyan]omni tries rewrites of {safe(symbol)}[/] in {safe(path)} ({safe(why)})")
 
     def on_candidate(self, id, target, passes, applied, failing, diff_lines, votes, error="", breaks=(), message="",
                      **_):
         if passes and breaks:
-            said = f"[red]✗ passes the check but breaks[/] {escape(', '.join(breaks[:2]))}"
+            said = f"[red]✗ passes the check but breaks[/] {safe(', '.join(breaks[:2]))}"
         elif passes:
             said = f"[green]✓ passes the check[/] ({diff_lines} line(s), {votes} vote(s))"
         elif applied and message and not failing:  # an example that does not hold, or why it does not pass
-            said = f"[red]✗[/] {escape(message[:100])} ({diff_lines} line(s))"
+            said = f"[red]✗[/] {safe(message[:100])} ({diff_lines} line(s))"
         elif applied:
-            said = f"[red]✗ fails[/] {escape(', '.join(failing[:2]) or 'the examples')} ({diff_lines} line(s))"
+            said = f"[red]✗ fails[/] {safe(', '.join(failing[:2]) or 'the examples')} ({diff_lines} line(s))"
         else:
-            said = f"[red]✗ not applied[/]: {escape(error[:100])}"
-        self.print(f"  candidate {id} for {escape(target)}: {said}")
+            said = f"[red]✗ not applied[/]: {safe(error[:100])}"
+        self.print(f"  candidate {id} for {safe(target)}: {said}")
 
     def on_correction(self, failure, detail="", **_):
-        self.print(f"  [yellow]↻ recovering from: {failure.replace('_', ' ')}"
-                   f"{': ' + escape(detail[:100]) if detail else ''}[/]")
+        self.print(f"  [yellow]↻ recovering from: {safe(failure.replace('_', ' '))}"
+                   f"{': ' + safe(detail[:100]) if detail else ''}[/]")
 
     def on_replan(self, reason, **_):
-        self.print(f"  [yellow]↻ replanning: {escape(reason)}[/]")
+        self.print(f"  [yellow]↻ replanning: {safe(reason)}[/]")
 
     def on_retry(self, attempt, delay, reason, **_):
-        self.print(f"  [yellow]… model request failed ({escape(reason[:120])}); retry {attempt} in {delay}s[/]")
+        self.print(f"  [yellow]… model request failed ({safe(reason[:120])}); retry {attempt} in {delay}s[/]")
 
     def on_question(self, text, **_):
         self.pause()
-        self.print(f"\n[bold yellow]? The agent asks:[/] [bold]{escape(text)}[/]")
+        self.print(f"\n[bold yellow]? The agent asks:[/] [bold]{safe(text)}[/]")
 
     def on_answer(self, text, from_user, **_):
         self.resume()
@@ -174,17 +179,17 @@ class ConsoleUI:
             self.print("  [dim](no user available; told the agent to assume)[/]")
 
     def on_guidance(self, text, **_):
-        self.print(f"  [yellow]✎ your guidance goes to the agent: {escape(text[:200])}[/]")
+        self.print(f"  [yellow]✎ your guidance goes to the agent: {safe(text[:200])}[/]")
 
     def on_warning(self, message, **_):
-        self.print(f"[yellow]warning:[/] {escape(message)}")
+        self.print(f"[yellow]warning:[/] {safe(message)}")
 
     def on_condensed(self, **_):
         self.print("  [dim]history condensed to fit the context window[/]")
 
     def on_review(self, verdict, confidence, reasons, **_):
         style = {"approved": "green", "refine": "yellow", "flag": "red"}.get(verdict, "")
-        self.print(f"  [{style}]review: {verdict} ({confidence:.0%})[/] {escape('; '.join(reasons)[:300])}")
+        self.print(f"  [{style}]review: {safe(verdict)} ({confidence:.0%})[/] {safe('; '.join(reasons)[:300])}")
 
     def on_briefing(self, lines, **_):
         self.print(f"[dim]briefing: {lines} line(s) of failing tests and named code added to the goal[/]")
@@ -193,58 +198,58 @@ class ConsoleUI:
         self.print(f"[dim]llama.cpp server with {total} slots: up to {total} candidates per request[/]")
 
     def on_baseline(self, tests, lint_problems, **_):
-        self.print(f"[dim]baseline: {escape(tests or 'no tests')}; {lint_problems} lint problem(s) before the run[/]")
+        self.print(f"[dim]baseline: {safe(tests or 'no tests')}; {lint_problems} lint problem(s) before the run[/]")
 
     def on_gate(self, decision, attempt, reasons, **_):
         style = {"accept": "green", "refine": "yellow", "flag": "red"}[decision]
-        self.print(f"  [{style}]gate: {decision}[/] (check {attempt}) {escape('; '.join(reasons)[:300])}")
+        self.print(f"  [{style}]gate: {decision}[/] (check {attempt}) {safe('; '.join(reasons)[:300])}")
 
     def on_validation(self, new_failures, **_):
         if new_failures:
-            self.print(f"  [yellow]validation: {escape('; '.join(new_failures)[:300])}[/]")
+            self.print(f"  [yellow]validation: {safe('; '.join(new_failures)[:300])}[/]")
         else:
             self.print("  [green]validation: no new test or lint failures[/]")
 
     def on_image_build(self, line, **_):
         self.state["action"] = f"building the sandbox image: {line[:60]}"
         if line.startswith(("the sandbox image", "built ")):  # the rest is in the record (omni show)
-            self.print(f"  [dim]{escape(line[:160])}[/]")
+            self.print(f"  [dim]{safe(line[:160])}[/]")
 
     def on_env_setup(self, line, failed=False, cached=None, **_):
         self.state["action"] = f"setting up the project environment: {line[:60]}"
         if failed or cached is not None:  # its start, its cache hit or its failure; each build line is recorded
-            self.print(f"  [{'yellow' if failed else 'dim'}]{escape(line[:400])}[/]")
+            self.print(f"  [{'yellow' if failed else 'dim'}]{safe(line[:400])}[/]")
 
     def on_sandbox(self, line, **_):
-        self.print(f"  [dim]{escape(line[:160])}[/]")
+        self.print(f"  [dim]{safe(line[:160])}[/]")
 
     def on_status(self, status, message, steps, **_):
         self.end_stream()
         style = "bold green" if status == "finished" else "bold red"
-        self.print(f"\n[{style}]{status}[/] after {steps} steps: {escape(message[:500])}")
+        self.print(f"\n[{style}]{safe(status)}[/] after {steps} steps: {safe(message[:500])}")
 
     def on_summary(self, run_id, status, steps, usage, wall_s, changed_files, applied, apply_note, branch,
                    record, tests=None, assumptions=(), first_action_s=None, cached_share=0.0, **_):
         self.close()
         tokens = f"{usage.get('prompt_tokens', 0):,}+{usage.get('completion_tokens', 0):,} tokens"
-        self.print(f"\n[bold]Run {run_id}[/]: {status}; {steps} steps, {tokens}, ${usage.get('cost', 0):.4f}, "
-                   f"{wall_s:.1f}s")
+        self.print(f"\n[bold]Run {safe(run_id)}[/]: {safe(status)}; {steps} steps, {tokens}, "
+                   f"${usage.get('cost', 0):.4f}, {wall_s:.1f}s")
         for row in changed_files:
-            self.print(f"  {row['path']}  [green]+{row['added']}[/] [red]-{row['removed']}[/]")
+            self.print(f"  {safe(row['path'])}  [green]+{row['added']}[/] [red]-{row['removed']}[/]")
         if tests:
-            self.print(f"  tests: {tests}")
+            self.print(f"  tests: {safe(tests)}")
         if first_action_s is not None:
             self.print(f"  [dim]first action after {first_action_s:.0f}s; {cached_share:.0%} of prompt tokens "
                        "after the first request came from the server's cache[/]")
         for question in assumptions:
-            self.print(f"  [yellow]assumed an answer to:[/] {escape(question)}")
+            self.print(f"  [yellow]assumed an answer to:[/] {safe(question)}")
         if applied:
-            self.print(f"[green]{apply_note}[/]. Undo with: omni undo {run_id}")
+            self.print(f"[green]{safe(apply_note)}[/]. Undo with: omni undo {safe(run_id)}")
         elif changed_files:
             if apply_note:
-                self.print(f"[yellow]{escape(apply_note)}[/]")
-            self.print(f"The changes are on branch {branch}. Apply them with: omni apply {run_id}")
-        self.print(f"Run record: {record}")
+                self.print(f"[yellow]{safe(apply_note)}[/]")
+            self.print(f"The changes are on branch {safe(branch)}. Apply them with: omni apply {safe(run_id)}")
+        self.print(f"Run record: {safe(record)}")
 
 
 class JsonLines:
