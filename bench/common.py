@@ -54,6 +54,7 @@ def docker_sandbox(repo: Path, run_id: str, project_env: bool = False):
     workspace = Workspace(find_repo(repo), run_id)
     workspace.create()
     box = DockerSandbox(run_id, workspace.path, repo / ".git", SandboxConfig(project_env=project_env))
+    box.workspace_obj, workspace.hold = workspace, box.hold
     try:
         yield box
     finally:

@@ -61,7 +61,8 @@ def own_sandbox(tmp_path, name: str, files: dict[str, str], config: dict | None 
     workspace.create()
     box = DockerSandbox(f"{name}-test", workspace.path, repo / ".git",
                         SandboxConfig(project_env=False, **(config or {})), **options)
-    box.repo = repo
+    box.repo, box.workspace_obj = repo, workspace
+    workspace.hold = box.hold
     try:
         yield box
     finally:

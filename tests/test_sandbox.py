@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import threading
@@ -13,7 +14,6 @@ from pathlib import Path
 import pytest
 from conftest import CALC, clean_env, git, make_repo, run_omni
 
-from omni.box.channel import ToolClient
 from omni.box.sandbox import LABEL, DockerSandbox, SandboxConfig, remove_stale
 from omni.box.workspace import Workspace, find_repo
 
@@ -161,33 +161,43 @@ def test_non_utf8_output_is_decoded_with_replacement(box):
     assert result.success and "ok \ufffd\ufffd end" in result.output
 
 
-def test_closing_the_connection_interrupts_the_command(box):
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.connect(str(box.run_dir.ipc / "tools.sock"))
-    conn.sendall(json.dumps({"token": box.run_dir.token, "tool": "shell",
-                             "args": {"command": "sleep 4242", "timeout": 600}}).encode() + b"\n")
-    deadline = time.monotonic() + 10
-    while not any("sleep 4242" in p for p in processes(box)):
-        assert time.monotonic() < deadline
+def wait_for(box, text: str, present: bool, limit: float = 10) -> None:
+    deadline = time.monotonic() + limit
+    while any(text in p for p in processes(box)) != present:
+        assert time.monotonic() < deadline, f"{text!r} {'never started' if present else 'is still running'}"
         time.sleep(0.1)
-    conn.close()  # what Ctrl-C does on the host side
-    deadline = time.monotonic() + 5
-    while any("sleep 4242" in p for p in processes(box)):
-        assert time.monotonic() < deadline, "the interrupted command is still running"
-        time.sleep(0.1)
+
+
+def test_a_cancel_on_the_stream_interrupts_the_command(box):
+    send = box.channel.transport.send
+    send(json.dumps({"id": 9001, "tool": "shell", "args": {"command": "sleep 4242", "timeout": 600}}).encode() + b"\n")
+    wait_for(box, "sleep 4242", True)
+    send(json.dumps({"cancel": 9001}).encode() + b"\n")  # what Ctrl-C sends
+    wait_for(box, "sleep 4242", False, limit=5)
+    assert sh(box, "echo next").output.strip() == "next"  # the cancelled call's reply was dropped, in order
 
 
 def test_ctrl_c_in_the_client_leaves_no_stray_process(box):
-    client = ToolClient(box.run_dir.ipc / "tools.sock", box.run_dir.token)
-    result = {}
-    thread = threading.Thread(target=lambda: result.setdefault("r", client.call(
-        "shell", {"command": "sleep 4343", "timeout": 600}, 1)))
-    thread.start()  # client timeout 1 s (+30 s margin) would be long; close from outside instead
-    time.sleep(1.0)
-    assert any("sleep 4343" in p for p in processes(box))
-    subprocess.run(["docker", "exec", box.container.id, "pkill", "-f", "sleep 4343"], check=False)
-    thread.join(10)
-    assert not any("sleep 4343" in p for p in processes(box))
+    timer = threading.Timer(1.5, lambda: os.kill(os.getpid(), signal.SIGINT))  # a real Ctrl-C, mid-call
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        box.run_tool("shell", {"command": "sleep 4343", "timeout": 600}, 600)
+    assert time.monotonic() - started < 5
+    wait_for(box, "sleep 4343", False, limit=5)
+    assert sh(box, "echo after").output.strip() == "after"
+
+
+def test_closing_the_stream_stops_the_server_and_what_it_started(tmp_path, docker_engine):
+    from conftest import own_sandbox
+
+    with own_sandbox(tmp_path, "closing", CALC) as other:
+        other.channel.transport.send(json.dumps({"id": 1, "tool": "shell", "args": {
+            "command": "setsid sleep 4444 & sleep 4545", "timeout": 600}}).encode() + b"\n")
+        wait_for(other, "sleep 4545", True)
+        other.channel.close()  # omni went away (kill -9, a closed terminal): nothing it started goes on
+        wait_for(other, "sleep 4", False, limit=5)
+        assert not any("server.py --stdio" in p for p in processes(other))
 
 
 def test_stale_sandboxes_are_removed(docker_engine):

@@ -42,8 +42,12 @@ class Context:
         return shutil.which(program) is not None
 
 
-def tree_size(root: Path) -> int:
-    """Bytes in the files under root (symlinks not followed; .git left out)."""
+ENTRY_BYTES = 4096  # a file or folder costs a block beyond its bytes (omni/box/workspace.py counts the same)
+
+
+def tree_cost(root: Path) -> int:
+    """What the tree under root weighs against the growth budget: its bytes and a block for each file or folder,
+    everything counted (.git folders at any depth, .omni), no link followed. A walk with a stack, not recursion."""
     total, stack = 0, [str(root)]
     while stack:
         try:
@@ -51,10 +55,10 @@ def tree_size(root: Path) -> int:
         except OSError:
             continue
         for entry in entries:
+            total += ENTRY_BYTES
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if entry.name != ".git":
-                        stack.append(entry.path)
+                    stack.append(entry.path)
                 else:
                     total += entry.stat(follow_symlinks=False).st_size
             except OSError:
@@ -63,26 +67,30 @@ def tree_size(root: Path) -> int:
 
 
 class WorkspaceBudget:
-    """How much the workspace may grow while this server runs (OMNI_WORKSPACE_LIMIT bytes). A command
-    that writes past it is stopped; the host also checks after each step, before it commits anything."""
+    """How much the workspace may grow while this server runs (OMNI_WORKSPACE_LIMIT bytes). A command that writes
+    past it is stopped, and so is anything left running (the server's watch); once past it, no tool runs again.
+    The host also checks before it commits anything, and then the run stops."""
 
     def __init__(self, limit: int | None):
         self.limit = limit
         self.root: Path | None = None
         self.start = 0
+        self.tripped = ""  # what over() said the first time the workspace was past its budget
 
     def begin(self, root: Path) -> None:
         if self.limit:
-            self.root, self.start = root, tree_size(root)
+            self.root, self.start = root, tree_cost(root)
 
     def over(self) -> str:
-        if not self.limit or self.root is None:
-            return ""
-        grown = tree_size(self.root) - self.start
+        if self.tripped or not self.limit or self.root is None:
+            return self.tripped
+        grown = tree_cost(self.root) - self.start
         if grown < self.limit:
             return ""
-        return (f"stopped: the workspace grew by {grown // 2**20} MiB, past its limit of {self.limit // 2**20} "
-                "MiB; remove what the command wrote, and write less")
+        self.tripped = (f"stopped: the workspace grew by {grown // 2**20} MiB (its bytes, and {ENTRY_BYTES // 1024} "
+                        f"KiB for each file or folder), past its limit of {self.limit // 2**20} MiB; remove what the "
+                        "command wrote, and write less")
+        return self.tripped
 
 
 def _limit_from_env() -> int | None:

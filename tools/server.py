@@ -1,25 +1,29 @@
-"""The tool server: runs inside the sandbox and answers one JSON request per connection on a Unix
-socket, so a tool call costs a socket round trip instead of a `docker exec`.
+"""The tool server: runs inside the sandbox and answers requests on its own stdin and stdout, which the host reaches
+through an attached `docker exec` stream (or, for --sandbox local, a child process's pipes). A tool call costs a
+round trip on that stream instead of a `docker exec`.
 
-Request:  {"token": "<the run's secret>", "tool": "read_file", "args": {...}}\n
-Response: {"success": ..., "output": ..., "error": ..., "failure": ..., ...}\n
-The host validates arguments against the schemas before sending; this side still never lets an
-exception escape as anything but a result. Closing the connection cancels a running command.
+Request:  {"id": 7, "tool": "read_file", "args": {...}}\\n      Cancel: {"cancel": 7}\\n
+Response: {"id": 7, "success": ..., "output": ..., "error": ..., "failure": ..., ...}\\n
+The host validates arguments against the schemas before sending; this side still never lets an exception escape as
+anything but a result. Requests run one after another; a cancel kills the running command's process group.
 
-Only the run reaches it: the socket is 0600 in a 0700 folder owned by the server's user, and each
-request must carry the secret the server got in OMNI_TOOL_TOKEN at start (then dropped from the
-environment the tools' commands inherit).
+Only the host reaches it: the stream is the host's, and the server makes itself non-dumpable, so the sandbox user
+(the same uid) can neither open its descriptors nor read its memory or environment through /proc. Its protocol
+descriptors are private copies; fd 0 reads /dev/null and fd 1 writes to stderr, so nothing a tool prints can pass
+for a reply.
+
+`--idle` is the container's PID 1 instead: it reaps orphans and does nothing else.
 """
 
 from __future__ import annotations
 
 import argparse
-import hmac
+import ctypes
 import importlib
 import json
 import os
-import select
-import socket
+import queue
+import signal
 import sys
 import threading
 import time
@@ -33,6 +37,7 @@ from workspace import ToolError
 
 PING, LIST = "__ping__", "__list__"  # the host's readiness probe and install check, not tools
 TOOLS: dict = {}  # name -> function, from the table the host passes at start (made from specs.py)
+WATCH_S = 1.0  # how often the budget watch looks while anything but the server runs
 
 
 def load_tools(table: dict[str, list[str]]) -> dict:
@@ -52,6 +57,8 @@ def call(root: Path, name: str, args: dict, cancelled=lambda: False) -> dict:
     if tool is None:
         return result(False, error=f"unknown tool {name!r}; known: {', '.join(sorted(TOOLS))}",
                       failure="unknown_tool")
+    if over := BUDGET.tripped:
+        return result(False, error=over, failure="workspace_full")
     try:
         out = tool(Context(root=root, cancelled=cancelled), **args)
     except ToolError as exc:
@@ -63,16 +70,6 @@ def call(root: Path, name: str, args: dict, cancelled=lambda: False) -> dict:
                      + traceback.format_exc(limit=4), failure="tool_error")
     out.setdefault("duration_s", round(time.monotonic() - started, 4))
     return out
-
-
-def _peer_closed(conn: socket.socket) -> bool:
-    readable, _, _ = select.select([conn], [], [], 0)
-    if not readable:
-        return False
-    try:
-        return conn.recv(1, socket.MSG_PEEK) == b""
-    except OSError:
-        return True
 
 
 def _printable(value):
@@ -87,73 +84,138 @@ def _printable(value):
     return value
 
 
-def _serve_one(conn: socket.socket, root: Path, token: str) -> None:
-    with conn:
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = conn.recv(65536)
-            if not chunk:
-                return
-            data += chunk
-        try:
-            request = json.loads(data)
-            name, args = request["tool"], request.get("args") or {}
-            sent = request.get("token")
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
-            reply = result(False, error=f"bad request: {exc}", failure="sandbox_error")
-        else:
-            if not isinstance(sent, str) or not hmac.compare_digest(sent, token):
-                reply = result(False, error="refused: the request does not carry this run's secret",
-                               failure="sandbox_error")
+def not_dumpable() -> None:
+    """PR_SET_DUMPABLE 0: /proc/<pid>/fd, /environ and /mem of this process are closed to its own uid, and it
+    cannot be traced. Children get their own dumpable flag when they exec."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux (--sandbox local elsewhere): nothing to close
+        pass
+
+
+def others_alive() -> bool:
+    """Whether any process but this server and PID 1 is in the sandbox (a command, or one it left behind)."""
+    me = os.getpid()
+    try:
+        return any(p.isdigit() and int(p) not in (1, me) for p in os.listdir("/proc"))
+    except OSError:
+        return True
+
+
+def kill_the_rest() -> None:
+    """Every process of the sandbox user but this one (and PID 1, which the kernel spares)."""
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+class Server:
+    """Requests from the stream, run one after another by a worker; cancels from the stream, at once."""
+
+    def __init__(self, root: Path, proto_in, proto_out: int, contained: bool):
+        self.root, self.proto_in, self.proto_out, self.contained = root, proto_in, proto_out, contained
+        self.requests: queue.Queue = queue.Queue()
+        self.cancels: dict = {}
+        self.out_lock = threading.Lock()
+        self.busy = False
+
+    def reply(self, message: dict) -> None:
+        data = json.dumps(_printable(message)).encode() + b"\n"
+        with self.out_lock:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.proto_out, view):]
+
+    def work(self) -> None:
+        while True:
+            request = self.requests.get()
+            call_id = request.get("id")
+            cancel = self.cancels.setdefault(call_id, threading.Event())
+            self.busy = True
+            try:
+                out = call(self.root, request["tool"], request.get("args") or {}, cancelled=cancel.is_set)
+            except Exception as exc:  # noqa: BLE001 - a malformed request still gets an answer
+                out = result(False, error=f"bad request: {exc}", failure="sandbox_error")
+            finally:
+                self.busy = False
+                self.cancels.pop(call_id, None)
+            if BUDGET.tripped and self.contained:
+                kill_the_rest()  # what the command left running may be what grew
+            self.reply({**out, "id": call_id})
+
+    def watch(self) -> None:
+        """The growth budget, also between calls: a command's background child (even one that left its group with
+        setsid) may go on writing after the command returned. Past the budget, every other process is killed."""
+        while True:
+            time.sleep(WATCH_S)
+            # while a call runs, its own watch stops its command and says why; the rest is killed when it returns
+            if BUDGET.limit and not BUDGET.tripped and not self.busy and others_alive() and BUDGET.over():
+                kill_the_rest()
+
+    def serve(self) -> None:
+        threading.Thread(target=self.work, daemon=True).start()
+        if self.contained:
+            threading.Thread(target=self.watch, daemon=True).start()
+        for line in self.proto_in:
+            try:
+                message = json.loads(line)
+                if not isinstance(message, dict):
+                    raise ValueError("not an object")
+            except ValueError as exc:
+                self.reply({"id": None, **result(False, error=f"bad request: {exc}", failure="sandbox_error")})
+                continue
+            if "cancel" in message:
+                self.cancels.setdefault(message["cancel"], threading.Event()).set()
             else:
-                reply = call(root, name, args, cancelled=lambda: _peer_closed(conn))
-        try:
-            conn.sendall(json.dumps(_printable(reply)).encode() + b"\n")
-        except OSError:
-            pass
+                self.cancels.setdefault(message.get("id"), threading.Event())
+                self.requests.put(message)
+        for event in list(self.cancels.values()):  # the host is gone: nothing it started goes on
+            event.set()
+        if self.contained:
+            kill_the_rest()
+        os._exit(0)
 
 
-def reap_as_init() -> None:
-    """As PID 1 in a container, orphans are ours to reap, or zombies fill the PID limit. Fork: the
-    parent reaps every child until the server (the child) exits; the server's own children are its own."""
-    if os.getpid() != 1:
-        return
-    server = os.fork()
-    if server == 0:
-        return
+def serve_stdio(root: Path, contained: bool) -> None:
+    proto_in = os.fdopen(os.dup(0), "rb")
+    proto_out = os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)  # whatever a tool prints goes to stderr, never into the protocol
+    Server(root, proto_in, proto_out, contained).serve()
+
+
+def idle_init() -> None:
+    """PID 1 of the container: reap every orphan, do nothing else (the tool server is started by `docker exec`)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     while True:
         try:
-            pid, status = os.wait()
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
         except ChildProcessError:
-            os._exit(0)
-        if pid == server:
-            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+            pass
+        signal.sigwait({signal.SIGCHLD})
 
 
 def main() -> None:
-    reap_as_init()
     parser = argparse.ArgumentParser()
-    parser.add_argument("--socket", required=True)
-    parser.add_argument("--root", required=True)
-    parser.add_argument("--tools", required=True, help="JSON {module: [tool names]}")
+    parser.add_argument("--idle", action="store_true", help="be the container's PID 1: reap orphans")
+    parser.add_argument("--stdio", action="store_true", help="serve requests on stdin and stdout")
+    parser.add_argument("--contained", action="store_true", help="in a container of its own: past the budget, "
+                        "kill every other process of the sandbox user")
+    parser.add_argument("--root")
+    parser.add_argument("--tools", help="JSON {module: [tool names]}")
     opts = parser.parse_args()
+    if opts.idle:
+        idle_init()
+    if not (opts.stdio and opts.root and opts.tools):
+        sys.exit("usage: server.py --stdio --root DIR --tools JSON [--contained], or server.py --idle")
+    not_dumpable()
     TOOLS.update(load_tools(json.loads(opts.tools)))
     root = Path(opts.root).resolve()
-    token = os.environ.pop("OMNI_TOOL_TOKEN", "")
-    if not token:
-        sys.exit("OMNI_TOOL_TOKEN is not set: the tool server needs the run's secret")
     BUDGET.begin(root)
-    if os.path.exists(opts.socket):
-        os.unlink(opts.socket)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old_mask = os.umask(0o177)  # the socket is born 0600: no moment when another user could connect
-    server.bind(opts.socket + ".tmp")
-    os.umask(old_mask)
-    os.rename(opts.socket + ".tmp", opts.socket)  # appears only when ready to accept
-    server.listen(16)
-    while True:
-        conn, _ = server.accept()
-        threading.Thread(target=_serve_one, args=(conn, root, token), daemon=True).start()
+    serve_stdio(root, opts.contained)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 """Where tools run: DockerSandbox, a hardened container over the run's worktree, with a tool server inside
 reached through the channel in omni/box/channel.py. (LocalSandbox, the opt-in without a container, is in
-omni/box/local.py.)"""
+omni/box/local.py.)
+
+While host code reads or writes the worktree (git's staging, a reset, handing files back), the container is held
+(`docker pause`, the cgroup freezer): a process in it cannot swap a folder for a link under host git's feet."""
 
 from __future__ import annotations
 
@@ -10,14 +13,16 @@ import json
 import os
 import pwd
 import socket
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from omni.box import images
-from omni.box.channel import SOCKET, RunDir, ToolClient, pid_alive, server_env
+from omni.box.channel import DockerStream, RunDir, ToolStream, pid_alive, server_env
 from omni.box.gitmounts import git_mounts
 from omni.box.toolbox import server_table
 from omni.box.workspace import walk_tree
@@ -27,6 +32,7 @@ from omni.resources import data_dir
 from omni.results import ToolResult
 
 LABEL = "org.omni.run"
+TOOLS_PYTHON = "/opt/omni-tools/bin/python"  # the tool runtime's own Python in the image
 # When omni runs as root, the container runs as a uid that no account on this host has, so no other
 # local user shares it (a shared uid could read the server's environment or enter its folder).
 SANDBOX_UIDS = range(61000, 62000)
@@ -147,27 +153,24 @@ class DockerSandbox:
             image = self._project_image(workspace, image, emit)
         self.workspace = workspace
         self.owner = self._container_user(workspace)
-        self.run_dir = RunDir(self.owner)
+        self.run_dir = RunDir()
         volumes = {
             str(workspace): {"bind": "/workspace", "mode": "rw"},
             str(data_dir("tools")): {"bind": "/omni/tools", "mode": "ro"},
-            str(self.run_dir.ipc): {"bind": "/omni/ipc", "mode": "rw"},
             **git_mounts(workspace, git_dir, self.run_dir.path),
         }
         limit = config.workspace_limit_mb * 2**20 if config.workspace_limit_mb else None
-        environment = {**_environment(image), **server_env(self.run_dir.token, test_command, base_rev, limit)}
+        self._held, self._hold_lock, self.closed = 0, threading.Lock(), False
         try:
-            self.container = self._start(run_id, image, config, environment, volumes, limit)
+            self.container = self._start(run_id, image, config, _environment(image), volumes, limit)
+            self.channel = ToolStream(DockerStream(self.client, self.container, [
+                TOOLS_PYTHON, "/omni/tools/server.py", "--stdio", "--contained", "--root", "/workspace",
+                "--tools", json.dumps(server_table())], self.owner, server_env(test_command, base_rev, limit)))
+            self.channel.wait_ready()
         except Exception as exc:
-            self.run_dir.remove()
-            raise SandboxError(f"could not start the sandbox container: {exc}") from exc
-        self.client_tools = ToolClient(self.run_dir.ipc / SOCKET, self.run_dir.token)
-        try:
-            self.client_tools.wait_ready(self._alive)
-        except SandboxError as exc:
-            logs = self.container.logs(tail=20).decode(errors="replace")
+            logs = self._logs()
             self.close()
-            raise SandboxError(f"{exc}\n{logs}") from exc
+            raise SandboxError(f"could not start the sandbox: {exc}{logs}") from exc
         if image.startswith("omni-project:"):
             self._check_install(emit)
 
@@ -177,9 +180,7 @@ class DockerSandbox:
         from docker.types import Ulimit
 
         return self.client.containers.run(
-            image,
-            ["/opt/omni-tools/bin/python", "/omni/tools/server.py", "--socket", f"/omni/ipc/{SOCKET}",
-             "--root", "/workspace", "--tools", json.dumps(server_table())],
+            image, [TOOLS_PYTHON, "/omni/tools/server.py", "--idle"],
             name=f"omni-{run_id}", detach=True, user=f"{self.owner[0]}:{self.owner[1]}", working_dir="/workspace",
             environment=environment, volumes=volumes,
             labels={LABEL: run_id, "org.omni.pid": str(os.getpid()), "org.omni.host": socket.gethostname()},
@@ -221,19 +222,40 @@ class DockerSandbox:
     def give_back(self) -> None:
         """After host-side git rewrote files (/undo), hand them to the container user again."""
         if os.getuid() == 0:
-            _chown_tree(self.workspace, self.owner[0])
+            with self.hold():
+                _chown_tree(self.workspace, self.owner[0])
 
-    def _alive(self) -> bool:
-        self.container.reload()
-        return self.container.status in ("created", "running")
+    def _logs(self) -> str:
+        try:
+            return "\n" + self.container.logs(tail=20).decode(errors="replace")
+        except Exception:  # noqa: BLE001 - no container, or the engine is gone: nothing more to say
+            return ""
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        """No process in the container runs while host code is inside this block (nested blocks hold once)."""
+        with self._hold_lock:
+            if self._held == 0 and not self.closed:
+                self.container.pause()
+            self._held += 1
+        try:
+            yield
+        finally:
+            with self._hold_lock:
+                self._held -= 1
+                if self._held == 0 and not self.closed:
+                    self.container.unpause()
 
     def run_tool(self, name: str, args: dict[str, Any], timeout: float) -> ToolResult:
-        return self.client_tools.call(name, args, timeout)
+        return self.channel.call(name, args, timeout)
 
     def close(self) -> None:
+        self.closed = True
+        if getattr(self, "channel", None) is not None:
+            self.channel.close()
         try:
             self.container.remove(force=True)
-        except Exception:
+        except Exception:  # noqa: BLE001 - already gone, or never made
             pass
         if os.getuid() == 0 and self.workspace.exists():  # give the copy back to its owner
             _chown_tree(self.workspace, 0)

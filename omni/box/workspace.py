@@ -8,7 +8,8 @@ import contextlib
 import hashlib
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,6 +127,9 @@ class Workspace:
         self.start_size = 0
         self.left_out: list[str] = []  # nested repositories kept out of the result
         self.keep = False  # leave the worktree in place at the end (its result could not be saved)
+        # While host git reads or writes the worktree, nothing else may change it: the sandbox's hold (a paused
+        # container) once it runs; before it starts and after it ends, nothing else runs.
+        self.hold: Callable[[], AbstractContextManager] = contextlib.nullcontext
 
     def _git(self, *args: str, cwd: Path | None = None, input: bytes | None = None) -> str:
         # The worktree may belong to the sandbox's uid during a run; it is ours, so git may trust it.
@@ -160,6 +164,10 @@ class Workspace:
     def _stage(self) -> list[str]:
         """git add everything but .omni/ and nested repositories; return the nested ones new since the
         last call. Refuses (WorkspaceTooLarge) when the tree grew past its limit: nothing is added."""
+        with self.hold():
+            return self._stage_held()
+
+    def _stage_held(self) -> list[str]:
         scan = scan_tree(self.path)
         grown = scan.cost - self.start_size
         if self.seed and self.limit_bytes is not None and grown >= self.limit_bytes:
@@ -206,7 +214,8 @@ class Workspace:
             return "nothing to undo: no step has changed files yet"
         subject = self._git("log", "-1", "--format=%s").strip()
         files = self._git("diff", "--name-only", "--no-ext-diff", "HEAD~1", "HEAD").split()
-        self._git("reset", "--quiet", "--hard", "HEAD~1")
+        with self.hold():  # git writes the worktree: no folder may turn into a link under it
+            self._git("reset", "--quiet", "--hard", "HEAD~1")
         return f"undid {subject!r} ({', '.join(files)})"
 
     def diff_so_far(self) -> str:

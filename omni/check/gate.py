@@ -100,7 +100,8 @@ class FinishGate:
             self.baseline()
         except Exception as exc:  # noqa: BLE001 - reported, and validation then has no baseline
             self.base_tests = TestState(ran=False, headline=f"baseline failed: {exc}")
-            self.events.emit("warning", message=f"recording the baseline failed: {exc}")
+            if not getattr(self.sandbox, "closed", False):  # a run that ended first needs no word of it
+                self.events.emit("warning", message=f"recording the baseline failed: {exc}")
 
     def wait_baseline(self) -> None:
         """Called before the first action: nothing may change the workspace while the baseline runs."""

@@ -258,7 +258,7 @@ def run_in_sandbox(sandbox: Sandbox, toolbox: Toolbox, name: str, args: dict, co
         args["timeout"] = max(1, int(timeout + 0.999))
     try:
         return sandbox.run_tool(name, args, timeout)
-    except (KeyboardInterrupt, StopRun):
+    except (KeyboardInterrupt, StopRun, SandboxError):  # a SandboxError is the sandbox gone: the run ends
         raise
     except Exception as exc:
         return ToolResult.fail("sandbox_error", f"{type(exc).__name__}: {exc}")

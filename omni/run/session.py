@@ -92,6 +92,7 @@ def _run(run: Run, models, engine, warm: threading.Thread) -> None:
     workspace.create()
     run.sandbox = wiring.start_sandbox(s, run.run_id, workspace, Path(run.repo.common_dir).resolve(), events,
                                        engine)
+    workspace.hold = run.sandbox.hold  # host git reads and writes the worktree only while the sandbox is held
     warm.join()
     from omni.model.client import ChatModel
 
