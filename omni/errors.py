@@ -55,6 +55,7 @@ EXIT_CODES = {
     "unreachable": 2,
     "sandbox_error": 1,
     "flagged": 1,
+    "unverified": 1,
     "limit_steps": 3,
     "limit_cost": 3,
     "limit_time": 3,

@@ -54,12 +54,24 @@ class Usage(BaseModel):
     prompt_tokens: int = 0
     cached_tokens: int = 0
     completion_tokens: int = 0
-    cost: float = 0.0
-    cost_known: bool = True
+    cost: float | None = Field(0.0, description="USD; None when a request's price is unknown")
+    cost_kind: str = Field("", description='"priced", "local" (a server of the user\'s own: free) or "unknown"; '
+                           '"" before any request (omni/model/pricing.py)')
 
     def add(self, other: Usage) -> None:
         self.prompt_tokens += other.prompt_tokens
         self.cached_tokens += other.cached_tokens
         self.completion_tokens += other.completion_tokens
-        self.cost += other.cost
-        self.cost_known = self.cost_known and other.cost_known
+        kinds = {self.cost_kind, other.cost_kind} - {""}  # one unknown price makes the total unknown
+        self.cost_kind = next((k for k in ("unknown", "priced", "local") if k in kinds), "")
+        self.cost = None if self.cost_kind == "unknown" else (self.cost or 0.0) + (other.cost or 0.0)
+
+
+def cost_text(usage: dict) -> str:
+    """A usage's cost as the user reads it: dollars, "local" or "cost unknown", never a made-up $0.0000."""
+    kind, cost = usage.get("cost_kind", ""), usage.get("cost")
+    if kind == "unknown" or (cost is None and kind):
+        return "cost unknown"
+    if kind == "local":
+        return "local"
+    return f"${cost or 0:.4f}"

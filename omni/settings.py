@@ -34,6 +34,10 @@ class Settings(BaseModel):
         "model", "OpenAI-compatible base URL (else OPENAI_BASE_URL, OPENAI_API_BASE, OLLAMA_HOST)"))
     api_key: str | None = Field(None, json_schema_extra=_flag(
         "model", "API key (else OPENAI_API_KEY, OPENROUTER_API_KEY)"))
+    local: bool = Field(False, json_schema_extra=_flag(
+        "model", "use a model server on this machine: Ollama, llama.cpp, LM Studio or vLLM, the first that answers"))
+    profile: Literal["auto", "default", "small"] = Field("auto", json_schema_extra=_flag(
+        "model", "small: core tools, 1024-token replies, no reviewer call; auto: small for a small local model"))
     tool_mode: Literal["auto", "native", "text"] = Field("auto", json_schema_extra=_flag(
         "model", "native tool calls, a text format, or auto: probe the server once"))
     tools: Literal["full", "core"] = Field("full", json_schema_extra=_flag(
@@ -54,7 +58,10 @@ class Settings(BaseModel):
         "model", "with no failing test and no example in the goal, skip the reproduction test the model writes "
         "first", off="--no-reproduce"))
     max_steps: int = Field(40, ge=1, json_schema_extra=_flag("limits", "tool calls before stopping"))
-    max_cost: float | None = Field(None, gt=0, json_schema_extra=_flag("limits", "USD before stopping"))
+    max_cost: float | None = Field(None, gt=0, json_schema_extra=_flag(
+        "limits", "USD before stopping (the model needs a known price: see --price)"))
+    price: str | None = Field(None, json_schema_extra=_flag(
+        "limits", "USD per million tokens as INPUT,OUTPUT[,CACHED], for a model whose price omni does not know"))
     timeout: float | None = Field(None, gt=0, json_schema_extra=_flag("limits", "wall-clock seconds before stopping"))
     sandbox: Literal["docker", "local"] = Field("docker", json_schema_extra=_flag(
         "sandbox", "docker, or local: no container, tools run on the host (no isolation)"))
@@ -94,9 +101,19 @@ def _check(data: dict[str, Any], source: str) -> dict[str, Any]:
     try:
         Settings.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"key '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"key '{'.'.join(map(str, e['loc']))}': {e['msg']}{_close_key(e)}" for e in exc.errors())
         raise UsageError(f"invalid configuration in {source}: {problems}") from None
     return data
+
+
+def _close_key(error: dict) -> str:
+    """For a key Settings does not have: the one it was most likely meant to be."""
+    if error.get("type") != "extra_forbidden" or not error.get("loc"):
+        return ""
+    import difflib
+
+    close = difflib.get_close_matches(str(error["loc"][0]), list(Settings.model_fields), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _file_layer(path: Path) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from omni.box.local import LocalSandbox
 from omni.box.toolbox import Toolbox
 from omni.box.workspace import Workspace, find_repo
 from omni.check.gate import FinishGate
+from omni.check.settled import Check
 from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
 from omni.loop.state import UsageMeter
 from omni.model.client import ChatModel
@@ -52,7 +53,8 @@ def loop(tmp_path, fake, gate: bool = False, **config):
     meter = UsageMeter(events)
     hooks = Hooks()
     if gate:
-        hooks.gate = FinishGate(sandbox, model, prompts, events, workspace.diff_so_far, review=False, meter=meter)
+        hooks.gate = FinishGate(sandbox, model, prompts, events, workspace.diff_so_far, review=False, meter=meter,
+                                check=lambda: Check(sorted(hooks.gate.base_tests.failing), []))  # the goal's test
         hooks.gate.baseline()
     system = prompts.render("system", workspace=str(workspace.path), tool_mode="native",
                             tools=toolbox.signatures(), instructions="")

@@ -89,15 +89,19 @@ def test_verdict_parsing_is_strict(text, error):
     assert parse_verdict('Sure: {"verdict": "flag", "confidence": 0.1, "reasons": ["x"]}').verdict == "flag"
 
 
-def test_finishing_without_a_change_or_with_the_failing_test_still_failing_is_asked_once(calc_repo, fake):
+def test_finishing_without_a_change_is_asked_once_and_a_failing_test_of_the_goal_never_passes(calc_repo, fake):
     fake.add(PLAN, FINISH, FINISH)
-    run = run_omni(calc_repo, "--yes", "fix add", fake=fake, sandbox="local")
-    assert run.code == 0, run.stdout
-    assert gates(run) == ["refine", "accept"]  # asked once; finishing again means it was considered
-    asked = fake.requests[2]["messages"][-1]["content"]
-    assert "tests that failed before you started still fail: test_calc.py::test_add" in asked
-    assert "no file has changed yet" in asked
-    assert run.summary()["changed_files"] == []
+    looked = run_omni(calc_repo, "--yes", "say whether mul is tested", fake=fake, sandbox="local")
+    assert looked.code == 0, looked.stdout
+    assert gates(looked) == ["refine", "accept"]  # asked once; finishing again means it was considered
+    assert "no file has changed yet" in fake.requests[2]["messages"][-1]["content"]
+    assert looked.summary()["changed_files"] == []
+    fake.add(PLAN, FINISH, FINISH, FINISH)
+    (calc_repo / ".omni" / "runs").rename(calc_repo / ".omni" / "runs-before")
+    fixed = run_omni(calc_repo, "--yes", "fix add", fake=fake, sandbox="local")
+    assert fixed.code == 1 and fixed.summary()["status"] == "unverified"  # no finish argues past the check
+    asked = fake.requests[-1]["messages"][-1]["content"]
+    assert "the run's check still fails" in asked and "the test test_calc.py::test_add fails" in asked
 
 
 def test_the_briefing_gives_the_failing_test_and_the_named_code_before_the_first_step(calc_repo, fake):
@@ -130,9 +134,9 @@ def test_a_symptom_goal_is_briefed_with_the_code_whose_names_share_its_words(tmp
                      "    return len(label) < 64\n\n\ndef encode(name):\n    return name.encode()\n",
         "test_labels.py": "from labels import check_hyphen_ok\n\n\ndef test_hyphen_check():\n"
                           "    assert not check_hyphen_ok('a-')\n"})
-    fake.add(PLAN, FINISH, FINISH)  # the gate asks once about the test that still fails
+    fake.add(PLAN, FINISH, FINISH, FINISH)  # the goal's test still fails at every finish
     run = run_omni(repo, "--yes", "encoding accepts labels that end with a hyphen", fake=fake, sandbox="local")
-    assert run.code == 0, run.stdout
+    assert run.code == 1 and run.summary()["status"] == "unverified", run.stdout
     goal_message = fake.requests[1]["messages"][1]["content"]
     assert "Code whose names share a word with the goal" in goal_message
     assert "def check_hyphen_ok(label):" in goal_message

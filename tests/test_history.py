@@ -103,6 +103,20 @@ def test_last_continues_the_last_run_with_its_steps_outcome_and_diff(calc_repo, 
     assert nothing.code == 2  # not in a repository
 
 
+def test_last_with_no_goal_continues_the_last_runs_goal_and_its_unapplied_changes(calc_repo, fake):
+    fake.add(PLAN, FIX, {"tool": "shell", "args": {"command": "sleep 30", "timeout": 40}})
+    first = run_omni(calc_repo, "--max-steps", "1", "fix add", fake=fake, sandbox="local")  # stopped at a limit
+    assert first.code == 3 and first.summary()["applied"] is False
+    fake.add(PLAN, FINISH)
+    second = run_omni(calc_repo, "--yes", "--last", fake=fake, sandbox="local")
+    assert second.code == 0, second.stdout
+    runs = sorted((calc_repo / ".omni" / "runs").iterdir())
+    summary = json.loads((runs[-1] / "summary.json").read_text())
+    assert summary["goal"] == "fix add" and f"Continues run {runs[0].name}" in second.stdout
+    assert summary["applied"] is True and "return a + b" in (calc_repo / "calc.py").read_text()  # carried, applied
+    assert summary["check"]["holds"] is True
+
+
 def test_last_without_any_run_is_a_clear_error(calc_repo, fake):
     run = run_omni(calc_repo, "--last", "go on", fake=fake, sandbox="local")
     assert run.code == 2 and "no runs in this repository yet" in run.stderr and fake.requests == []

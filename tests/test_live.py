@@ -199,8 +199,8 @@ def test_project_instructions_reach_the_system_prompt(calc_repo, fake):
     git(calc_repo, "commit", "-qm", "instructions")
     fake.add(PLAN, FINISH, FINISH)
     proc_env = clean_env()
-    proc = subprocess.run([sys.executable, "-m", "omni.cli", "--no-review", *SCRIPTED, "--base-url", fake.base_url,
-                           "--model", "m", "--tool-mode", "native", "--sandbox", "local", "--yes", "go"],
+    proc = subprocess.run([sys.executable, "-m", "omni.cli", "--no-review", *SCRIPTED, "--no-reproduce", "--base-url",
+                           fake.base_url, "--model", "m", "--tool-mode", "native", "--sandbox", "local", "--yes", "go"],
                           cwd=calc_repo / "sub", env=proc_env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     system = fake.requests[1]["messages"][0]["content"]
@@ -223,7 +223,7 @@ def test_show_replays_and_undo_restores(calc_repo, fake):
     assert undone.code == 0, undone.stdout + undone.stderr
     assert (calc_repo / "calc.py").read_text() == before
     again = run_omni(calc_repo, "undo", run_id)
-    assert again.code == 1 and "calc.py" in again.stdout  # already undone: files no longer match the result
+    assert again.code == 1 and "is not applied" in again.stdout  # already undone: it says so
 
 
 def test_interactive_session_takes_goals_one_after_another(calc_repo, fake):
@@ -277,6 +277,7 @@ def test_a_closed_stdout_under_json_ends_the_run_cleanly(calc_repo, fake):
                           env=clean_env(), timeout=120)
     assert json.loads(done.stdout)["kind"] == "run_start" or json.loads(done.stdout)["seq"] == 1
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+    assert "unreadable" not in done.stderr and "baseline failed" not in done.stderr, done.stderr
     folder = next((calc_repo / ".omni" / "runs").iterdir())
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["status"] == "interrupted" and "stdout was closed" in summary["message"]

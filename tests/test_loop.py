@@ -201,7 +201,7 @@ def test_cost_limit_stops_with_exit_3(calc_repo, fake):
     fake.add(PLAN, {"tool": "list_files", "args": {}, "usage": usage}, FINISH)
     argv = ["--no-review", "--samples", "1", "--base-url", fake.base_url,  # scripted turns: nothing sampled
             "--model", "gpt-4o-mini", "--tool-mode", "native", "--sandbox", "local",
-            "--yes", "--max-cost", "0.05", "spend"]
+            "--yes", "--max-cost", "0.05", "--price", "0.15,0.60", "spend"]  # a local server: its price given
     run = run_omni(calc_repo, *argv)
     assert run.code == 3 and run.summary()["status"] == "limit_cost"
 

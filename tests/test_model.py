@@ -151,15 +151,37 @@ def test_probe_chooses_tool_mode(fake, turn, mode):
     assert fake.requests[0]["tools"][0]["function"]["name"] == "ping"
 
 
-def test_usage_and_cost_for_known_and_local_models(fake):
-    fake.add({"text": "a", "usage": {"prompt_tokens": 1000, "completion_tokens": 100,
-                                     "prompt_tokens_details": {"cached_tokens": 400}}}, {"text": "b"})
-    priced = ChatModel(ModelConfig(model="gpt-4o-mini", base_url=fake.base_url, api_key="k"))
-    usage = priced.text(MESSAGES).usage
-    assert usage.cached_tokens == 400 and usage.cost_known
-    assert usage.cost == pytest.approx((600 * 0.15 + 400 * 0.075 + 100 * 0.60) / 1e6)
+def test_usage_and_cost_for_priced_given_local_and_unknown_models(fake):
+    from genai_prices import Usage as Tokens
+    from genai_prices import calc_price
+
+    from omni.model.pricing import Pricing
+
+    openai = Pricing.of("gpt-4o-mini", "https://api.openai.com/v1")
+    library = calc_price(Tokens(input_tokens=1000, cache_read_tokens=400, output_tokens=100), model_ref="gpt-4o-mini",
+                         provider_api_url="https://api.openai.com/v1").total_price
+    assert openai.kind == "priced" and openai.cost(1000, 400, 100) == pytest.approx(float(library))
+    assert Pricing.of("gpt-4o-mini", "https://my-proxy.example.com/v1").kind == "unknown"  # not the provider's
+    assert Pricing.of("my-model", "http://192.168.1.5:8000/v1").kind == "local"
+    fake.add(*[{"text": "a", "usage": {"prompt_tokens": 1000, "completion_tokens": 100,
+                                       "prompt_tokens_details": {"cached_tokens": 400}}}] * 2)
+    given = ChatModel(ModelConfig(model="m", base_url=fake.base_url, api_key="k", price="0.15,0.60,0.075"))
+    usage = given.text(MESSAGES).usage
+    assert usage.cost_kind == "priced" and usage.cost == pytest.approx((600 * 0.15 + 400 * 0.075 + 100 * 0.60) / 1e6)
     local = model(fake).text(MESSAGES).usage
-    assert local.cost == 0 and not local.cost_known
+    assert local.cost == 0 and local.cost_kind == "local"
+
+
+def test_one_unknown_price_makes_the_total_unknown_and_it_never_shows_as_zero():
+    from omni.results import Usage, cost_text
+
+    total = Usage()
+    total.add(Usage(prompt_tokens=10, cost=0.5, cost_kind="priced"))
+    total.add(Usage(prompt_tokens=10, cost=0.0, cost_kind="local"))
+    assert total.cost_kind == "priced" and cost_text(total.model_dump()) == "$0.5000"
+    total.add(Usage(prompt_tokens=10, cost=None, cost_kind="unknown"))
+    assert total.cost is None and cost_text(total.model_dump()) == "cost unknown"
+    assert cost_text(Usage(cost=0.0, cost_kind="local").model_dump()) == "local"
 
 
 def test_slots_are_read_from_a_llama_cpp_servers_props_and_no_other_server_has_any():

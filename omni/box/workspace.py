@@ -161,6 +161,17 @@ class Workspace:
         self.start_size = scan_tree(self.path).cost
         return self.path
 
+    def carry(self, patch: bytes, message: str) -> bool:
+        """Start from an earlier run's changes too: applied on the starting state as the first commit after it (so
+        the run's diff holds them). False, with nothing changed, when they do not apply."""
+        with self.hold():
+            done = hostgit.run(["apply", "--binary", "--whitespace=nowarn", "-"], self.path, input=patch, check=False,
+                               extra=["-c", f"safe.directory={self.path}"])
+        if done.returncode != 0:
+            return False
+        self.checkpoint(message)
+        return True
+
     def _stage(self) -> list[str]:
         """git add everything but .omni/ and nested repositories; return the nested ones new since the
         last call. Refuses (WorkspaceTooLarge) when the tree grew past its limit: nothing is added."""

@@ -68,17 +68,22 @@ def _candidates(name: str) -> list[str]:
 MAX_OFFERED_TESTS = 5
 
 
-def failing_tests(failing: list[str], test_report: str) -> str:
-    """The tests that fail before any change, with their messages (from the gate's baseline run)."""
-    if not failing:
+def failing_tests(failing: list[str], test_report: str, unrelated: list[str] = ()) -> str:
+    """The tests that fail before any change and that the goal is about, with their messages (from the gate's
+    baseline run); and those that fail too but are not the goal's, named so the model leaves them alone."""
+    if not failing and not unrelated:
         return ""
     lines = test_report.splitlines()
     shown = "\n".join(lines[:MAX_TEST_LINES])
     if len(lines) > MAX_TEST_LINES:
         shown += f"\n[{len(lines) - MAX_TEST_LINES} more lines of the test report not shown]"
+    aside = ("\n\nTests that fail too, before any change, and are not what the goal is about (leave them as they "
+             f"are):\n{', '.join(unrelated[:MAX_OFFERED_TESTS])}" if unrelated else "")
+    if not failing:
+        return aside.lstrip("\n")
     offer = json.dumps(failing[:MAX_OFFERED_TESTS])  # a value the model can use as it is, not an example to copy
-    return ("Tests that fail before any change (if the goal is about them, make them pass):\n" + shown
-            + f"\nTo run only these: run_tests with selection={offer}")
+    return ("Tests that fail before any change; the goal is about them, and they must pass at the end:\n" + shown
+            + f"\nTo run only these: run_tests with selection={offer}" + aside)
 
 
 def _defining_files(sandbox: Sandbox, names: list[str]) -> dict[str, list[str]]:

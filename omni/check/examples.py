@@ -192,10 +192,3 @@ class GoalExamples:
             text += ("\nSo the code is not right yet, and new code that reads like it cannot be: change the lines "
                      "that give this result.")
         return text
-
-    def failing(self, sandbox: Sandbox) -> list[str]:
-        """At the finish: what still does not hold, each with what it gives now."""
-        done, error = evaluate(sandbox, self.examples)
-        if error:  # they ran at the start: the change broke them (an endless loop, a syntax error on import)
-            return [f"the goal's examples could not be evaluated any more: {error}"]
-        return [f"the goal's example {e.describe()}" for e in done if not e.holds]

@@ -1,6 +1,8 @@
-"""The finish gate: validation against the starting state (only NEW test and lint failures count), then
-a reviewer's structured verdict. It accepts, sends the work back with consolidated feedback, or flags
-it for a human after a bounded number of refinements. Every decision is an event in the run record."""
+"""The finish gate: validation against the starting state (only NEW test and lint failures count) and against
+the run's check (what the goal is about: its examples, the tests it is about, the reproduction test), then a
+reviewer's structured verdict. It accepts, sends the work back with consolidated feedback, or, after a bounded
+number of refinements, ends the run: `unverified` while the check still fails (no `finish` argues past it),
+`flagged` for anything else. Every decision is an event in the run record."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from omni.box.toolbox import details
 from omni.errors import StopRun
-from omni.check.examples import GoalExamples
+from omni.check.settled import Check, still_failing
 from omni.prompts import Prompts
 from omni.model.textmode import json_object
 
@@ -46,19 +48,21 @@ class TestState:
 class FinishGate:
     def __init__(self, sandbox, planner, prompts: Prompts, events, diff: Callable[[], str], review: bool = True,
                  max_refinements: int = 2, criteria: list[str] | None = None, test_timeout: int = 600,
-                 examples: GoalExamples | None = None, meter=None):
+                 check: Callable[[], Check] | None = None, meter=None):
         self.sandbox, self.planner, self.prompts, self.events, self.diff = sandbox, planner, prompts, events, diff
         self.review_enabled, self.max_refinements = review, max_refinements
         self.commands = [c[4:].strip() for c in criteria or [] if c.startswith("run:")]
         self.judged = [c for c in criteria or [] if not c.startswith("run:")]
         self.test_timeout = test_timeout
-        self.examples = examples  # the goal's own examples that failed at the start: they must hold now
+        self.check = check  # the run's check, settled before the first step: it must hold at the end
         self.meter = meter  # counts the reviewer's tokens with the run's
         self.refinements = 0
         self.noticed: set[str] = set()
         self.base_tests = TestState(ran=False)
         self.base_lint: Counter = Counter()
         self.broken: set[str] = set()  # tests that passed at the start and failed at a finish: the check's now
+        self.unrelated: list[str] = []  # failing at the start, and not what the goal is about: reported only
+        self.check_fails: list[str] = []  # what of the check failed at the last finish
 
     # ---- validation -------------------------------------------------------------------------------
     def _tests(self) -> TestState:
@@ -124,28 +128,29 @@ class FinishGate:
                                          self.test_timeout + 30)
             if not done.success:
                 problems.append(f"criterion `{command}` failed ({done.error}): {done.output.strip()[-600:]}")
-        examples = self.examples.failing(self.sandbox) if self.examples and self.examples.examples else []
-        problems += examples + self.notices(tests)
+        check = self.check() if self.check else Check([], [])
+        self.check_fails = still_failing(self.sandbox, check) if check else []
+        if self.check_fails:
+            problems.append("the run's check still fails, so the goal is not met yet: "
+                            + "; ".join(self.check_fails[:6]) + ". Read the failure, fix the code, run it again")
+        problems += self.notices()
         fixed = sorted(self.base_tests.failing - tests.failing) if tests.ran else []
+        still = sorted(set(self.unrelated) & tests.failing) if tests.ran else []
         report = (f"tests before: {self.base_tests.headline or 'none'}; after: {tests.headline or 'none'}"
                   + (f"; newly passing: {', '.join(fixed[:10])}" if fixed else "")
                   + f"; new lint problems: {len(new_lint)}"
-                  + (f"; the goal's examples hold ({len(self.examples.examples)})"
-                     if self.examples and self.examples.examples and not examples else ""))
+                  + ("; the run's check holds" if check and not self.check_fails else "")
+                  + (f"; failing before the run and not what the goal is about (left as they are): "
+                     f"{', '.join(still[:5])}" if still else ""))
         self.events.emit("validation", new_failures=problems, tests=tests.headline, lint=len(new_lint))
+        self.events.emit("verification", holds=None if not check else not self.check_fails,
+                         failing=self.check_fails, unrelated=still)
         return problems, report
 
-    def notices(self, tests: TestState) -> list[str]:
-        """Things that are often, but not always, unfinished work. Each is raised once: finishing again
-        after it means the model has considered it (a question needs no change; a failing test may be
-        unrelated to the goal)."""
+    def notices(self) -> list[str]:
+        """Things that are often, but not always, unfinished work. Each is raised once: finishing again after it
+        means the model has considered it (a question needs no change)."""
         found = []
-        still = sorted(self.base_tests.failing & tests.failing) if tests.ran else []
-        if still and "still_failing" not in self.noticed:
-            found.append(f"tests that failed before you started still fail: {', '.join(still[:10])}. If the goal "
-                         "is about them, it is not met yet: run them, read the failure, fix the code. If they are "
-                         "unrelated to the goal, call finish again.")
-            self.noticed.add("still_failing")
         if not self.diff().strip() and "no_change" not in self.noticed:
             found.append("no file has changed yet. If the goal needs a change, make it now (read the code, then "
                          "edit it). If it truly needs none, call finish again and say why.")
@@ -187,12 +192,16 @@ class FinishGate:
             decision = {"approved": "accept"}.get(verdict.verdict, verdict.verdict)
             reasons, confidence = verdict.reasons, verdict.confidence
         if decision == "refine" and self.refinements >= self.max_refinements:
-            decision = "flag"
+            decision = "unverified" if self.check_fails else "flag"
             reasons = [f"still not accepted after {self.refinements} refinement(s)"] + reasons
         self.events.emit("gate", decision=decision, attempt=self.refinements + 1, reasons=reasons,
                          confidence=confidence, validation=report)
         if decision == "accept":
             return None
+        if decision == "unverified":
+            said = f"; the model said: {summary.strip()[:300]}" if summary.strip() else ""
+            raise StopRun("unverified", f"unverified: the run's check still fails ({'; '.join(self.check_fails[:4])})"
+                          f" after {self.refinements} refinement(s){said}")
         if decision == "flag":
             raise StopRun("flagged", "flagged for human review: " + "; ".join(reasons))
         self.refinements += 1

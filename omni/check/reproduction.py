@@ -41,14 +41,22 @@ class Reproduction:
         self.goal, self.attempts, self.tools = goal, attempts, tools
         self.tests: list[str] = []
 
-    def establish(self, failing: list[str], examples: int, messages: Callable[[str], list[dict]]) -> Established:
-        """Settle the check once, say it in the record and the live log, and return it."""
+    def establish(self, failing: list[str], examples: int, messages: Callable[[str], list[dict]],
+                  reproduce: bool = True, unrelated: list[str] | None = None) -> Established:
+        """Settle the check once, say it in the record and the live log, and return it. failing: the tests failing
+        at the start that the goal is about; reproduce: whether to ask for a reproduction test when there are none
+        (a goal that asks for something new has no failing behaviour to show); unrelated: the tests failing at the
+        start that the goal is not about, for the record."""
         if examples or failing:
             found = Established("goal examples" if examples else "tests failing at the start", failing,
                                 f"{examples} example(s) to hold" if examples else f"{len(failing)} test(s) fail")
-        else:
+        elif reproduce:
             found = self._reproduce(messages)
-        self.events.emit("check", source=found.source, tests=found.tests, result=found.result)
+        else:
+            found = Established("none", [], "the goal asks for something new: no test can fail before it is done, "
+                                "so the tests that pass now and the review check the result")
+        self.events.emit("check", source=found.source, tests=found.tests, result=found.result, tried=reproduce
+                         and found.source in ("none", "reproduction test"), unrelated=unrelated or [])
         return found
 
     def _reproduce(self, messages: Callable[[str], list[dict]]) -> Established:

@@ -79,13 +79,27 @@ class CheckPasses:
 def holds(sandbox: Sandbox, check: Check) -> bool:
     """Whether the whole check passes on the workspace now: the examples first (one cheap call), then the
     tests, only if the examples hold."""
+    return not still_failing(sandbox, check, stop_early=True)
+
+
+def still_failing(sandbox: Sandbox, check: Check, stop_early: bool = False) -> list[str]:
+    """What of the check does not hold on the workspace now, each said for the model and the user: an example
+    with what it gives, a test by its id. stop_early: at the first example that fails, the tests are not run."""
+    failing: list[str] = []
     if check.examples:
         done, error = evaluate(sandbox, [Example(**e) for e in check.examples])
-        if error or not all(e.holds for e in done):
-            return False
+        if error:  # they ran at the start: the change broke them (an endless loop, a syntax error on import)
+            failing.append(f"the goal's examples could not be evaluated: {error}")
+        failing += [f"the goal's example {e.describe()}" for e in done if not e.holds]
+        if failing and stop_early:
+            return failing
     if check.tests:
         ran = sandbox.run_tool("run_tests", {"selection": check.tests, "timeout": TEST_TIMEOUT}, TEST_TIMEOUT + 30)
         found = details("run_tests", ran)
-        if not ran.success or found.summary is None or found.failing or not found.summary.passed:
-            return False
-    return True
+        if found.summary is None:
+            failing.append(f"its tests did not run: {(ran.error or ran.output).strip()[:200]}")
+        else:
+            failing += [f"the test {t} fails" for t in found.failing]
+            if not found.failing and not found.summary.passed:
+                failing.append(f"its tests ran none: {found.headline}")
+    return failing

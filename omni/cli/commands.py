@@ -113,6 +113,9 @@ def parser() -> Parser:
         if name == "diff":
             one.add_argument("--raw", action="store_true", help="the exact bytes, control characters included "
                              "(for a pipe into git apply); by default they are written out visibly")
+        if name == "apply":
+            one.add_argument("--yes", "-y", action="store_true", help="apply a run that did not finish verified "
+                             "(interrupted, flagged, unverified) without asking")
     sub.add_parser("completion", help="print a shell completion script").add_argument("shell", choices=SHELLS)
     specrun.add_commands(sub)
     return p
@@ -151,4 +154,4 @@ def main(argv: list[str]) -> int:
         return history.show(folder)
     if args.command == "diff":
         return history.show_diff(folder, args.raw)
-    return history.apply_or_undo(args.command, root, folder)
+    return history.apply_or_undo(args.command, root, folder, getattr(args, "yes", False))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from omni import trust
 from omni.box import hostgit
-from omni.box.workspace import apply_to_user_tree, find_repo
+from omni.box.workspace import ApplyOutcome, apply_to_user_tree, find_repo
 from omni.errors import UsageError
 from omni.run.cleanup import first_goal, owner_alive
 from omni.run.record import OWNER, RunRecord, read_events
@@ -141,7 +141,26 @@ def show_diff(folder: Path, raw: bool) -> int:
     return 0
 
 
-def apply_or_undo(command: str, root: Path, folder: Path) -> int:
+def _unfinished(folder: Path, s: dict, patch: bytes, yes: bool) -> bool:
+    """Whether to go on with applying a run that did not finish verified (interrupted, killed, flagged, unverified,
+    at a limit): said first, then asked; without a terminal only --yes goes on."""
+    status = s.get("status", "incomplete")
+    if status == "finished":
+        return True
+    print(visible(f"run {folder.name} ended {status}, not finished: {s.get('message') or 'no summary'}. "
+                  "Its result was not verified."), file=sys.stderr)
+    if yes:
+        return True
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(f"run {folder.name} did not finish ({status}); to apply it anyway, pass --yes")
+    from rich.console import Console
+
+    from omni.run.finish import ask_apply
+
+    return ask_apply(Console(highlight=False), patch, "Apply it anyway?")
+
+
+def apply_or_undo(command: str, root: Path, folder: Path, yes: bool = False) -> int:
     patch_path = folder / "diff.patch"
     patch = patch_path.read_bytes() if patch_path.exists() else b""
     if not patch.strip():
@@ -149,11 +168,15 @@ def apply_or_undo(command: str, root: Path, folder: Path) -> int:
         return 1
     s = summary(folder)
     files = [f["path"] for f in s.get("changed_files", [])]
+    applied = _already_applied(root, patch)
     if command == "apply":
-        if _already_applied(root, patch):
+        if applied:
             _mark(folder, True, "applied")
             print(f"already applied: your working tree has the changes of run {folder.name}")
             return 0
+        if not _unfinished(folder, s, patch, yes):
+            print("nothing was applied")
+            return 1
         steering = trust.steering_files(files)
         if steering:
             print(visible(f"note: this diff changes {', '.join(steering)}, which later runs or your tools read as "
@@ -162,13 +185,27 @@ def apply_or_undo(command: str, root: Path, folder: Path) -> int:
             print(visible(f"note: this diff adds symbolic links out of the repository: {', '.join(s['links_out'])}"),
                   file=sys.stderr)
         result = apply_to_user_tree(root, s.get("seed", ""), patch, files, patch_path=str(patch_path))
-    else:  # undo: the files must still be exactly as the run left them
-        tip = hostgit.text(["rev-parse", "--verify", "--quiet", s.get("branch") or "-"], root, check=False).strip()
-        if not tip:
-            raise UsageError(f"the run's branch {s.get('branch') or ''} is gone; undo by hand: "
-                             f"git apply -R {patch_path}")
-        result = apply_to_user_tree(root, tip, patch, files, reverse=True, patch_path=str(patch_path))
+    else:
+        if not applied:
+            if s.get("applied"):
+                _mark(folder, False, "taken back outside omni")
+            print(f"run {folder.name} is not applied: your working tree does not hold its changes, so there is "
+                  "nothing to undo")
+            return 1
+        result = _undo(root, s, patch, files, patch_path)
     if result.applied:
         _mark(folder, command == "apply", f"{command} with `omni {command}`")
     print(visible(result.message))
     return 0 if result.applied else 1
+
+
+def _undo(root: Path, s: dict, patch: bytes, files: list[str], patch_path: Path) -> ApplyOutcome:
+    """Take an applied run back: the files must be exactly as the run left them (its branch's tip); with the
+    branch gone (omni runs --prune), taking the diff back must apply cleanly instead."""
+    tip = hostgit.text(["rev-parse", "--verify", "--quiet", s.get("branch") or "-"], root, check=False).strip()
+    if tip:
+        return apply_to_user_tree(root, tip, patch, files, reverse=True, patch_path=str(patch_path))
+    done = hostgit.run(["apply", "-R", "--binary", "--whitespace=nowarn", "-"], root, input=patch, check=False)
+    if done.returncode != 0:
+        return ApplyOutcome(False, f"git apply -R refused: {done.stderr.decode(errors='replace')}", [])
+    return ApplyOutcome(True, f"undid changes to {len(files)} file(s)", [])

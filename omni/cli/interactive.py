@@ -17,6 +17,13 @@ HELP = """Type a goal and press Enter. Commands:
   /quit        leave (Ctrl-D too)"""
 
 
+# Words that are clearly meant for the session (or a shell), never a goal: a run is not started for them.
+LEAVE = {"quit", "exit", "q", "bye"}
+HELP_WORDS = {"help", "?", "h"}
+CLEAR = {"clear", "cls"}
+SHELL_WORDS = {"ls", "cd", "pwd", "dir", "cat", "vim", "vi", "git", "history", "whoami", "echo"}
+
+
 def session(settings: Settings, args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -36,10 +43,18 @@ def session(settings: Settings, args: argparse.Namespace) -> int:
             return code
         if not line:
             continue
-        if line in ("/quit", "/exit"):
+        word = line.lower().lstrip("/")
+        if line in ("/quit", "/exit") or word in LEAVE:
             return code
-        if line == "/help":
+        if line == "/help" or word in HELP_WORDS:
             console.print(HELP)
+            continue
+        if word in CLEAR:
+            console.clear()
+            continue
+        if word.split()[0] in SHELL_WORDS and len(word.split()) <= 2:
+            console.print(f"{safe(line)} looks like a shell command, not a goal: omni runs goals in its sandbox. "
+                          "Say what to do in words, or /help.")
             continue
         repo_args = ["--repo", str(args.repo)] if args.repo else []
         try:

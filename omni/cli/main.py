@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from pathlib import Path
 
 from omni import __version__
 from omni.cli.options import add_goal_options, add_run_options, check_limits, settings_for
@@ -40,7 +41,9 @@ def run_parser() -> argparse.ArgumentParser:
     return p
 
 
-def read_goal(args) -> str:
+def read_goal(args, earlier_goal: str = "") -> str:
+    """The goal from the argument, stdin (-) or --goal-file; with --last or --resume and none given, the earlier
+    run's own goal."""
     if args.goal_file:
         try:
             goal = args.goal_file.read_text()
@@ -50,7 +53,7 @@ def read_goal(args) -> str:
         goal = sys.stdin.read()
     else:
         goal = args.goal or ""
-    goal = goal.strip()
+    goal = goal.strip() or earlier_goal
     if not goal:
         raise UsageError("the goal is empty: say what to do, e.g. omni \"make the tests in tests/ pass\"")
     return goal
@@ -66,6 +69,14 @@ def _subcommand_typo(goal: str) -> str | None:
     return close[0] if close else None
 
 
+def _reads_as_a_goal(argv: list[str]) -> bool:
+    """Whether words that start with `run` or `plan` are a goal, not the subcommand: plain words only (no flag),
+    and for `run` the first is no spec file that exists (`omni run task.yaml` runs a spec)."""
+    if len(argv) < 2 or argv[0] not in ("run", "plan") or any(a.startswith("-") for a in argv):
+        return False
+    return argv[0] == "plan" or not (Path(argv[1]).exists() or argv[1].endswith((".yaml", ".yml", ".json")))
+
+
 def _on_sigterm(signum, frame) -> None:
     raise ForceQuit()  # like a second Ctrl-C: the record is saved and the sandbox removed on the way out
 
@@ -74,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
+        if _reads_as_a_goal(argv):
+            argv = [" ".join(argv)]  # `omni run the tests` with no spec file `the`: the words are the goal
         if argv and argv[0] in SUBCOMMANDS:
             from omni.cli import commands
 
@@ -81,25 +94,26 @@ def main(argv: list[str] | None = None) -> int:
         parser = run_parser()
         args = parser.parse_args(argv)
         check_limits(parser, args)
-        if args.goal is None and args.goal_file is None and sys.stdin.isatty() and sys.stdout.isatty():
+        if args.goal is None and args.goal_file is None and not (args.last or args.resume) and sys.stdin.isatty() \
+                and sys.stdout.isatty():
             from omni.cli.interactive import session
 
             settings, _ = settings_for(args)
             return session(settings, args)
-        goal = read_goal(args)
+        continued = None
+        if args.last or args.resume:
+            from omni.cli.history import run_folder
+            from omni.run.resume import earlier
+
+            continued = earlier(run_folder(args.repo, args.resume or "last")[1])
+        goal = read_goal(args, continued.goal if continued else "")
         if close := _subcommand_typo(goal):
             raise UsageError(f"{goal!r} is not a subcommand: did you mean `omni {close}`? (To run it as a goal, "
                              "say more, e.g. omni \"" + goal + " the tests\")")
         settings, _ = settings_for(args)
         from omni.run.session import RunRequest, run_goal
 
-        earlier = ""
-        if args.last or args.resume:
-            from omni.cli.history import run_folder
-            from omni.run.resume import earlier_run
-
-            earlier = earlier_run(run_folder(args.repo, args.resume or "last")[1])
-        code, _ = run_goal(RunRequest(goal, settings, args.repo, args.json, earlier=earlier))
+        code, _ = run_goal(RunRequest(goal, settings, args.repo, args.json, continued=continued))
         return code
     except OmniError as exc:
         print(f"omni: {visible(str(exc))}", file=sys.stderr)

@@ -84,8 +84,12 @@ def check_limits(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 
 
 def settings_for(args: argparse.Namespace):
+    """The run's settings: the layers merged, then the endpoint and model settled (a local server found, the one
+    model it serves) and the profile chosen (omni/model/local.py)."""
     from omni import settings
     from omni.box.workspace import find_repo
+    from omni.model.local import settle
 
     repo = find_repo((args.repo or Path.cwd()).resolve())
-    return settings.load({k: getattr(args, k, None) for k in SETTING_FLAGS}, Path(repo.working_tree_dir))
+    merged, sources = settings.load({k: getattr(args, k, None) for k in SETTING_FLAGS}, Path(repo.working_tree_dir))
+    return settle(merged, sources), sources

@@ -13,15 +13,26 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self.given: list[str] = []
+
+    def parse_args(self, args=None, namespace=None):
+        self.given = list(sys.argv[1:] if args is None else args)
+        return super().parse_args(args, namespace)
 
     def error(self, message: str):
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}{self.suggestion(message)}\n")
+        """The error and what to do about it, then where the full usage is (it is 20 lines)."""
+        self.exit(2, f"{self.prog}: error: {message}{self.suggestion(message)}\n`{self.prog} --help` lists every "
+                  "flag.\n")
 
     def suggestion(self, message: str) -> str:
-        """`; did you mean --model?` for an unknown flag or a bad choice close to a known one."""
-        if (found := re.match(r"unrecognized arguments: (\S+)", message)) and found.group(1).startswith("-"):
-            word, known = found.group(1).split("=")[0], _flags(self)
+        """`; did you mean --model?` for an unknown flag or a bad choice close to a known one; for words left over
+        after a goal, how to quote a goal of several words."""
+        found = re.match(r"unrecognized arguments: (.+)", message)
+        if found and not found.group(1).startswith("-"):
+            words = [w for w in self.given if not w.startswith("-")]
+            return f'; a goal of several words is one argument: quote it, omni "{" ".join(words)}"' if words else ""
+        if found:
+            word, known = found.group(1).split()[0].split("=")[0], _flags(self)
         elif found := re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message):
             word, known = found.group(1), re.findall(r"'([^']*)'", found.group(2))
         else:

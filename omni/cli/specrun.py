@@ -195,14 +195,10 @@ def run_spec(args, settings, console: Console) -> int:
 
 
 def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from omni.cli.options import SETTING_FLAGS, check_limits
+    from omni.cli.options import check_limits, settings_for
 
     check_limits(parser, args)
-    from omni import settings as settings_module
-
-    repo = find_repo((args.repo or Path.cwd()).resolve())
-    settings, _ = settings_module.load({k: getattr(args, k, None) for k in SETTING_FLAGS},
-                                       Path(repo.working_tree_dir))
+    settings, _ = settings_for(args)
     console = Console(highlight=False)
     if args.command == "plan":
         return plan_spec(args, settings, console)

@@ -109,6 +109,7 @@ class Agent:
         status, message = "failed", ""
         try:
             self.brief(self.task.code)  # before the plan, which then shares the steps' prefix up to the code
+            self.parts.events.emit("phase", name="planning")
             self.interruptible(self.make_plan)
             self.hooks.ready()
             self.brief(self.task.briefing() if self.task.briefing else "")
@@ -241,7 +242,7 @@ class Agent:
 def check_limits(config: AgentConfig, state: RunState, meter: UsageMeter) -> None:
     if state.steps >= config.max_steps:
         raise StopRun("limit_steps", f"reached the step limit ({config.max_steps})")
-    if config.max_cost is not None and meter.total.cost >= config.max_cost:
+    if config.max_cost is not None and (meter.total.cost or 0.0) >= config.max_cost:
         raise StopRun("limit_cost", f"reached the cost limit (${config.max_cost:.2f})")
     if config.timeout is not None and time.monotonic() - state.started >= config.timeout:
         raise StopRun("limit_time", f"reached the time limit ({config.timeout:.0f}s)")

@@ -53,5 +53,5 @@ class StepPrompts:
         return self.prompts.render("hint", progress=self.progress.stage)
 
     def budget(self) -> dict:
-        cost_left = self.config.max_cost - self.meter.total.cost if self.config.max_cost else None
+        cost_left = self.config.max_cost - (self.meter.total.cost or 0.0) if self.config.max_cost else None
         return {"steps_left": self.config.max_steps - self.state.steps, "cost_left": cost_left}

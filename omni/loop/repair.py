@@ -248,6 +248,7 @@ class RepairRung:
         check = self.check_now.check()
         if not check:
             return None
+        self.repair.events.emit("phase", name="looking for the definition to repair")
         target = fix_target(self.repair.sandbox, self.goal, check.tests, [e["expression"] for e in check.examples])
         if target is None:
             return None

@@ -102,6 +102,7 @@ class ChatModel:
         self._answered = False  # whether the server has answered once (then a refused connection is retried)
         self._n_ok: bool | None = None  # whether the server answers n > 1 with n choices (unknown until asked)
         self._emit = on_event or (lambda kind, **data: None)
+        self.pricing = pricing.Pricing.of(config.model, config.base_url, config.price)
         self.client = openai.OpenAI(
             api_key=config.api_key,
             base_url=config.base_url,
@@ -305,21 +306,19 @@ class ChatModel:
         return f"{type(exc).__name__} from {where}: {exc}"
 
     def _usage(self, raw: Any) -> Usage:
-        if raw is None:
-            return Usage(cost_known=pricing.price_of(self.config.model) is not None)
+        price = self.pricing
+        if raw is None:  # no token counts: a priced request's cost cannot be known either
+            kind = pricing.UNKNOWN if price.kind == pricing.PRICED else price.kind
+            return Usage(cost=price.cost(0, 0, 0) if kind != pricing.UNKNOWN else None, cost_kind=kind)
         details = getattr(raw, "prompt_tokens_details", None)
         cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
-        usage = Usage(
-            prompt_tokens=raw.prompt_tokens or 0,
-            cached_tokens=cached,
-            completion_tokens=raw.completion_tokens or 0,
-        )
+        usage = Usage(prompt_tokens=raw.prompt_tokens or 0, cached_tokens=cached,
+                      completion_tokens=raw.completion_tokens or 0, cost_kind=price.kind)
         server_cost = getattr(raw, "cost", None)  # OpenRouter reports the charged cost
         if isinstance(server_cost, (int, float)):
-            usage.cost = float(server_cost)
+            usage.cost, usage.cost_kind = float(server_cost), pricing.PRICED
         else:
-            cost = pricing.cost_of(self.config.model, usage.prompt_tokens, cached, usage.completion_tokens)
-            usage.cost, usage.cost_known = (cost, True) if cost is not None else (0.0, False)
+            usage.cost = price.cost(usage.prompt_tokens, cached, usage.completion_tokens)
         return usage
 
     def _choices(self, kwargs: dict[str, Any]) -> list[Reply]:
@@ -334,8 +333,8 @@ class ChatModel:
             first = not replies  # the prompt and the cost are counted once, on the first choice
             share = Usage(prompt_tokens=usage.prompt_tokens if first else 0,
                           cached_tokens=usage.cached_tokens if first else 0,
-                          completion_tokens=max(len(text) // 4, each),
-                          cost=usage.cost if first else 0.0, cost_known=usage.cost_known)
+                          completion_tokens=max(len(text) // 4, each), cost_kind=usage.cost_kind,
+                          cost=usage.cost if first or usage.cost is None else 0.0)
             replies.append(Reply(text=text, finish_reason=choice.finish_reason, usage=share))
         return replies
 

@@ -36,6 +36,7 @@ class ModelConfig(BaseModel):
                                       "None = server default")
     max_tokens: int | None = Field(default=_default("max_tokens"), description="cap on completion tokens per reply")
     note: str = Field(default="", description="a provider variable that was set but not used, and how to pick it")
+    price: str | None = Field(default=None, description="the user's price, USD per million tokens: IN,OUT[,CACHED]")
 
 
 NO_MODEL = (
@@ -133,7 +134,8 @@ def resolve_models(settings, env: Mapping[str, str] | None = None) -> tuple[Mode
     found = resolve_endpoint(settings.base_url, settings.api_key, env, settings.model)
     common = {"base_url": found.url, "api_key": found.key, "headers": found.headers, "tool_mode": settings.tool_mode,
               "stream": settings.stream, "idle_timeout": settings.request_timeout,
-              "temperature": settings.temperature, "max_tokens": settings.max_tokens, "note": found.note}
+              "temperature": settings.temperature, "max_tokens": settings.max_tokens, "note": found.note,
+              "price": settings.price}
     action = ModelConfig(model=settings.model, **common)
     planner = ModelConfig(model=settings.planner_model or settings.model, **common)
     return action, planner

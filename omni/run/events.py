@@ -8,7 +8,9 @@ from typing import Any
 
 COMMON = ("seq", "time", "kind", "type")
 FIELDS: dict[str, tuple[str, ...]] = {
-    "run_start": ("run_id", "goal", "model", "planner", "tool_mode", "sandbox", "repo", "branch", "instructions"),
+    "run_start": ("run_id", "goal", "model", "planner", "tool_mode", "sandbox", "repo", "branch", "instructions",
+                  "endpoint", "profile", "continues"),
+    "phase": ("name",),
     "plan": ("reason", "version", "steps"),
     "step": ("n", "max", "plan_step"),
     "model_text": ("text",),
@@ -34,7 +36,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "env_setup": ("line",),
     "sandbox": ("line",),
     "baseline": ("tests", "failing", "lint_problems"),
-    "check": ("source", "tests", "result"),
+    "check": ("source", "tests", "result", "tried", "unrelated"),
+    "verification": ("holds", "failing", "unrelated"),
     "briefing": ("text", "lines"),
     "check_passes": ("tests", "examples"),
     "opening": ("path", "symbol", "why"),
@@ -45,7 +48,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "status": ("status", "message", "steps", "usage"),
     "summary": ("run_id", "goal", "status", "message", "exit_code", "steps", "usage", "wall_s", "changed_files",
                 "branch", "seed", "applied", "apply_note", "steering_files", "links_out", "assumptions", "plan",
-                "tests", "tests_at_start", "first_action_s", "cached_share", "record"),
+                "tests", "tests_at_start", "check", "profile", "first_action_s", "cached_share", "record"),
 }
 
 

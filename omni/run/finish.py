@@ -8,6 +8,7 @@ from omni.box.hostgit import GitError
 from omni.box.workspace import Workspace, WorkspaceTooLarge, apply_to_user_tree
 from omni.errors import EXIT_CODES
 from omni.run.frame import Run
+from omni.run.lineinput import ask_choice, show_paged
 from omni.run.record import RunRecord
 
 
@@ -46,11 +47,21 @@ def _apply(workspace, ui, interactive, s, diff, rows, steering: list[str], links
     if not wants and interactive:
         ui.pause()
         ui.show(_change_list(rows, steering, links))
-        wants = ui.console.input("Apply these changes to your working tree? \\[y/N] ").strip().lower() in ("y", "yes")
+        wants = ask_apply(ui.console, diff)
     if not wants:
         return False, ""
     result = apply_to_user_tree(workspace.user_root, workspace.seed, diff, [r[0] for r in rows])
     return result.applied, result.message
+
+
+APPLY_ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "d": "diff", "diff": "diff"}
+
+
+def ask_apply(console, diff: bytes, question: str = "Apply these changes to your working tree?") -> bool:
+    """[y/N/d]: d shows the diff (paged on a terminal) and asks again; no answer is No."""
+    while (said := ask_choice(console, f"{question} \\[y/N/d] ", APPLY_ANSWERS, "no")) == "diff":
+        show_paged(console, diff.decode("utf-8", "backslashreplace"))
+    return said == "yes"
 
 
 def _change_list(rows, steering: list[str], links: list[str]) -> str:
@@ -107,7 +118,8 @@ def _write(run: Run, wall: float, result: dict) -> dict:
         "wall_s": round(wall, 2), "branch": workspace.branch, "seed": workspace.seed,
         "left_out": [p + "/" for p in workspace.left_out],
         "assumptions": outcome.assumptions if outcome else [],
-        "tests": run.facts.last, "tests_at_start": run.facts.at_start,
+        "tests": run.facts.last, "tests_at_start": run.facts.at_start, "check": run.facts.check(),
+        "profile": run.request.settings.profile,
         "first_action_s": run.facts.first_action_s, "cached_share": run.facts.cached_share(),
         "plan": [st.model_dump() for st in outcome.plan.steps] if outcome and outcome.plan else [],
     }

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from omni.box.workspace import Workspace
 from omni.run.record import EventBus, RunRecord, RunFacts
+from omni.run.resume import Earlier
 from omni.run.ui import ConsoleUI
 from omni.settings import Settings
 
@@ -20,7 +21,7 @@ class RunRequest:
     json: bool = False
     plan_only: bool = False
     history: list[str] = field(default_factory=list)  # earlier goals of an interactive session
-    earlier: str = ""  # the earlier run this one continues (--last / --resume): omni/run/resume.py
+    continued: Earlier | None = None  # the earlier run this one continues (--last / --resume)
     criteria: list[str] = field(default_factory=list)  # a spec step's validation criteria
     steering: list[str] = field(default_factory=list)  # more paths that steer later runs (a spec run's own files)
 

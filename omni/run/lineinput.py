@@ -35,3 +35,43 @@ def read_line(console: Console, markup: str, history: str) -> str:
     if history not in _sessions:
         _sessions[history] = PromptSession(history=FileHistory(str(history_path(history))))
     return _sessions[history].prompt(ANSI(captured.get()))
+
+
+def discard_typed_ahead() -> None:
+    """Drop what was typed while omni worked: a goal typed ahead must not become the answer to a question."""
+    if sys.stdin.isatty():
+        import termios
+
+        try:
+            termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+        except (termios.error, OSError):
+            pass
+
+
+def ask_choice(console: Console, markup: str, answers: dict[str, str], default: str) -> str:
+    """A question with a few answers (answers: each word the user may type -> what it means). Input typed ahead is
+    discarded first; an empty line (or the end of input) is the default; anything else asks again."""
+    discard_typed_ahead()
+    words = "/".join(dict.fromkeys(k for k in answers if len(k) == 1))
+    while True:
+        try:
+            said = console.input(markup).strip().lower()
+        except EOFError:
+            return default
+        if not said:
+            return default
+        if said in answers:
+            return answers[said]
+        console.print(f"Please answer {words}.")
+
+
+def show_paged(console: Console, text: str) -> None:
+    """Long text through the user's pager on a terminal ($PAGER, else less), plainly otherwise; control and escape
+    characters written out, no markup read."""
+    from omni.visible import visible
+
+    if console.is_terminal:
+        with console.pager(styles=False):
+            console.print(visible(text), markup=False, highlight=False)
+    else:
+        console.print(visible(text), markup=False, highlight=False)

@@ -97,10 +97,16 @@ class RunFacts:
         self.requests = 0
         self.prompt_after_first = 0
         self.cached_after_first = 0
+        self.check_source = ""  # what the run's check was settled as ("none": no check could be)
+        self.verified: dict | None = None  # the last finish's verdict on the check
 
     def emit(self, kind: str, **data: Any) -> None:
         if kind == "baseline":
             self.at_start = data.get("tests") or ""
+        elif kind == "check":
+            self.check_source = data.get("source") or ""
+        elif kind == "verification":
+            self.verified = {k: data.get(k) for k in ("holds", "failing", "unrelated")}
         elif kind == "validation" and data.get("tests"):
             self.last = data["tests"]
         elif kind == "observation" and data.get("tool") == "run_tests":
@@ -113,6 +119,14 @@ class RunFacts:
             if self.requests > 1:
                 self.prompt_after_first += call.get("prompt_tokens", 0)
                 self.cached_after_first += call.get("cached_tokens", 0)
+
+    def check(self) -> dict:
+        """What the summary says of the run's check: what it was, and whether it held at the last finish (None: no
+        check could be settled, or the run ended before a finish checked it)."""
+        said = {"source": self.check_source or "none", "holds": None, "failing": [], "unrelated": []}
+        if self.verified is not None and self.check_source not in ("", "none"):
+            said.update(self.verified)
+        return said
 
     def cached_share(self) -> float:
         return round(self.cached_after_first / self.prompt_after_first, 3) if self.prompt_after_first else 0.0

@@ -1,11 +1,13 @@
-"""`omni --last GOAL` / `--resume RUN GOAL`: a new run that continues an earlier one. The earlier run's
-goal, plan, steps (one line each), outcome and diff, read from its record, open the new run's context,
-so the model goes on from where that run stopped. The files are the user's as they are now: the
-context says whether the earlier diff was applied."""
+"""`omni --last [GOAL]` / `--resume RUN [GOAL]`: a new run that continues an earlier one. The earlier run's
+goal (when no new one is given), plan, steps (one line each), outcome and diff, read from its record, open the
+new run's context, so the model goes on from where that run stopped. Its changes come along: applied, they are in
+the user's files already; not applied, they are the new worktree's first commit (omni/box/workspace.py: carry),
+so the new run's diff holds both runs' work."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from omni.prompts import Prompts
@@ -43,3 +45,24 @@ def earlier_run(folder: Path, prompts: Prompts | None = None) -> str:
         message=(summary.get("message") or "")[:600], plan=[s.get("text", "") for s in summary.get("plan", [])],
         steps=_steps(folder), diff=diff.strip(),
         applied=summary.get("applied", False))
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """What a new run takes from the run it continues."""
+
+    run_id: str
+    goal: str
+    context: str
+    patch: bytes  # its changes when they were not applied ("" when applied, or it changed nothing)
+
+
+def earlier(folder: Path) -> Earlier:
+    try:
+        summary = json.loads((folder / "summary.json").read_text())
+    except (OSError, ValueError):
+        summary = {}
+    patch = folder / "diff.patch"
+    unapplied = patch.read_bytes() if patch.exists() and not summary.get("applied") else b""
+    goal = summary.get("goal") or next((e["goal"] for e in read_events(folder) if e.get("goal")), "")
+    return Earlier(folder.name, goal, earlier_run(folder), unapplied)

@@ -20,6 +20,7 @@ from omni.errors import EXIT_CODES, ForceQuit, ModelError, SandboxError, UsageEr
 from omni.loop.agent import Parts
 from omni.loop.state import UsageMeter
 from omni.model.endpoint import resolve_models
+from omni.model.pricing import check_max_cost
 from omni.prompts import Prompts
 from omni.run import instructions, wiring
 from omni.run.cleanup import cleanup_after_killed_runs
@@ -38,6 +39,7 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
     if not repo.head.is_valid():
         raise UsageError("the repository has no commits yet; make a first commit, then run omni")
     models = resolve_models(s)
+    check_max_cost(models, s.max_cost)
     # No engine: a clear message and exit 2, before any file is written. The sandbox reuses this client.
     engine = docker_client() if s.sandbox == "docker" else None
     if engine is not None:  # a missing sandbox image is built now, or the run stops (exit 2) with what to install
@@ -87,8 +89,8 @@ def _run(run: Run, models, engine, warm: threading.Thread) -> None:
     context, loaded = instructions.load(root, Path.cwd())
     if request.history:
         context += ("\n\n" if context else "") + "Earlier goals in this session:\n" + "\n".join(request.history)
-    if request.earlier:
-        context += ("\n\n" if context else "") + request.earlier
+    if request.continued:
+        context += ("\n\n" if context else "") + request.continued.context
     workspace.create()
     run.sandbox = wiring.start_sandbox(s, run.run_id, workspace, Path(run.repo.common_dir).resolve(), events,
                                        engine)
@@ -104,7 +106,8 @@ def _run(run: Run, models, engine, warm: threading.Thread) -> None:
     planner.tool_mode = model.tool_mode
     events.emit("run_start", run_id=run.run_id, goal=request.goal, model=model.name, planner=planner.name,
                 tool_mode=model.tool_mode, sandbox=run.sandbox.kind, repo=str(root), branch=workspace.branch,
-                instructions=loaded)
+                instructions=loaded, endpoint=action_config.base_url, profile=s.profile,
+                continues=request.continued.run_id if request.continued else "")
     files = details("list_files", run.sandbox.run_tool("list_files", {"max_results": 60}, 60)).files
     system = wiring.system_prompt(prompts, run.sandbox, workspace, model.tool_mode, toolbox, context)
     answers = TerminalAnswers(run.ui) if run.interactive else NoUser(prompts.render("no_user"))

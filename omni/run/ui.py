@@ -14,6 +14,7 @@ from rich.live import Live
 from rich.text import Text
 
 from omni.errors import OutputClosed
+from omni.results import cost_text
 from omni.loop.plan import MARKS
 from omni.run.lineinput import read_line
 from omni.visible import safe, visible
@@ -39,7 +40,8 @@ class ConsoleUI:
         self.verbose = verbose
         self.streaming = False
         self.started = time.monotonic()
-        self.state = {"step": 0, "max": 0, "tokens": 0, "cost": 0.0, "action": "starting"}
+        self.state = {"step": 0, "max": 0, "tokens": 0, "cost": "", "action": "starting"}
+        self.phase_started: float | None = time.monotonic()  # until the first step: how long this phase has taken
         self.live = Live(get_renderable=self.footer, console=self.console, refresh_per_second=4,
                          transient=True, redirect_stdout=False, redirect_stderr=False) if live else None
         if self.live:
@@ -48,7 +50,12 @@ class ConsoleUI:
     def footer(self) -> Text:
         s = self.state
         elapsed = int(time.monotonic() - self.started)
-        return Text(f" step {s['step']}/{s['max']} · {s['tokens']:,} tokens · ${s['cost']:.4f} · "
+        cost = f"{s['cost']} · " if s["cost"] else ""
+        if self.phase_started is not None:
+            took = int(time.monotonic() - self.phase_started)
+            return Text(f" {visible(s['action'])} {took // 60}:{took % 60:02d} · {s['tokens']:,} tokens · {cost}"
+                        f"{elapsed // 60}:{elapsed % 60:02d} in all  (Ctrl-C to steer)", style="reverse")
+        return Text(f" step {s['step']}/{s['max']} · {s['tokens']:,} tokens · {cost}"
                     f"{elapsed // 60}:{elapsed % 60:02d} · {visible(s['action'])}  (Ctrl-C to steer)", style="reverse")
 
     def pause(self) -> None:
@@ -79,9 +86,12 @@ class ConsoleUI:
         self.console.print(visible(text), style=style, markup=False, highlight=False)
 
     # ---- events -------------------------------------------------------------------------------
-    def on_run_start(self, run_id, goal, model, tool_mode, sandbox, instructions=(), **_):
-        self.print(f"[bold]omni[/] run {run_id}  model [cyan]{safe(model)}[/] ({tool_mode} tools, "
-                   f"{sandbox} sandbox)")
+    def on_run_start(self, run_id, goal, model, tool_mode, sandbox, instructions=(), endpoint="", profile="",
+                     continues="", **_):
+        self.print(f"[bold]omni[/] run {run_id}  model [cyan]{safe(model)}[/] at {safe(endpoint)} ({tool_mode} tools, "
+                   f"{sandbox} sandbox{', small-model profile' if profile == 'small' else ''})")
+        if continues:
+            self.print(f"[bold]Continues run[/] {safe(continues)}")
         self.print(f"[bold]Goal:[/] {safe(goal)}")
         if instructions:
             self.print(f"[dim]project instructions: {safe(', '.join(instructions))}[/]")
@@ -94,13 +104,19 @@ class ConsoleUI:
             style = {"done": "green", "in_progress": "bold", "skipped": "dim strike"}.get(step["status"], "")
             self.print(f"  {n}. {safe('[' + MARKS[step['status']] + ']')} {safe(step['text'])}", style)
 
+    def on_phase(self, name, **_):
+        """A phase before the first action (planning, the baseline tests, settling the check, ...)."""
+        self.state["action"], self.phase_started = name, time.monotonic()
+        self.print(f"[dim]· {safe(name)}[/]")
+
     def on_step(self, n, max, **_):
         self.end_stream()
+        self.phase_started = None
         self.state.update(step=n, max=max, action="thinking")
         self.print(f"[dim]── step {n}/{max} ──[/]")
 
     def on_usage(self, total, **_):
-        self.state.update(tokens=total["prompt_tokens"] + total["completion_tokens"], cost=total["cost"])
+        self.state.update(tokens=total["prompt_tokens"] + total["completion_tokens"], cost=cost_text(total))
 
     def on_model_delta(self, text, **_):
         if self.verbose:
@@ -129,10 +145,13 @@ class ConsoleUI:
         if hidden or truncated:
             self.print(f"    [dim]… {hidden} more lines{' (output was capped)' if truncated else ''}[/]")
 
-    def on_check(self, source, tests, result, **_):
-        mark = "[red]✗[/]" if source == "none" else "[green]✓[/]"
+    def on_check(self, source, tests, result, tried=True, unrelated=(), **_):
+        mark = "[green]✓[/]" if source != "none" else "[red]✗[/]" if tried else "[dim]·[/]"
         self.print(f"  {mark} check: {safe(source)}: {safe(result)}"
                    f"{' (' + safe(', '.join(tests[:3])) + ')' if tests else ''}")
+        if unrelated:
+            self.print(f"  [dim]failing before the run, and not what the goal is about (they do not block): "
+                       f"{safe(', '.join(unrelated[:3]))}{' …' if len(unrelated) > 3 else ''}[/]")
 
     def on_check_passes(self, tests, examples, **_):
         what = ", ".join(p for p in (f"{len(tests)} test(s)" if tests else "", f"{examples} example(s)" if examples
@@ -191,8 +210,12 @@ class ConsoleUI:
         style = {"approved": "green", "refine": "yellow", "flag": "red"}.get(verdict, "")
         self.print(f"  [{style}]review: {safe(verdict)} ({confidence:.0%})[/] {safe('; '.join(reasons)[:300])}")
 
-    def on_briefing(self, lines, **_):
-        self.print(f"[dim]briefing: {lines} line(s) of failing tests and named code added to the goal[/]")
+    def on_briefing(self, lines, text="", **_):
+        """Say what was added, by the heading of each part ("Code the goal names", "Tests that fail ...")."""
+        firsts = [part.split("\n", 1)[0] for part in text.split("\n\n") if part]
+        heads = [h.split(" (")[0].split(";")[0].rstrip(":") for h in firsts if h[:1].isupper() and h.endswith(":")]
+        what = "; ".join(dict.fromkeys(heads)) or "notes"
+        self.print(f"[dim]briefing: {lines} line(s) added to the goal: {safe(what[:200])}[/]")
 
     def on_slots(self, total, **_):
         self.print(f"[dim]llama.cpp server with {total} slots: up to {total} candidates per request[/]")
@@ -201,7 +224,7 @@ class ConsoleUI:
         self.print(f"[dim]baseline: {safe(tests or 'no tests')}; {lint_problems} lint problem(s) before the run[/]")
 
     def on_gate(self, decision, attempt, reasons, **_):
-        style = {"accept": "green", "refine": "yellow", "flag": "red"}[decision]
+        style = {"accept": "green", "refine": "yellow"}.get(decision, "red")
         self.print(f"  [{style}]gate: {decision}[/] (check {attempt}) {safe('; '.join(reasons)[:300])}")
 
     def on_validation(self, new_failures, **_):
@@ -229,15 +252,16 @@ class ConsoleUI:
         self.print(f"\n[{style}]{safe(status)}[/] after {steps} steps: {safe(message[:500])}")
 
     def on_summary(self, run_id, status, steps, usage, wall_s, changed_files, applied, apply_note, branch,
-                   record, tests=None, assumptions=(), first_action_s=None, cached_share=0.0, **_):
+                   record, tests=None, assumptions=(), first_action_s=None, cached_share=0.0, check=None, **_):
         self.close()
         tokens = f"{usage.get('prompt_tokens', 0):,}+{usage.get('completion_tokens', 0):,} tokens"
         self.print(f"\n[bold]Run {safe(run_id)}[/]: {safe(status)}; {steps} steps, {tokens}, "
-                   f"${usage.get('cost', 0):.4f}, {wall_s:.1f}s")
+                   f"{cost_text(usage)}, {wall_s:.1f}s")
         for row in changed_files:
             self.print(f"  {safe(row['path'])}  [green]+{row['added']}[/] [red]-{row['removed']}[/]")
         if tests:
             self.print(f"  tests: {safe(tests)}")
+        self.print(f"  {_check_line(check)}")
         if first_action_s is not None:
             self.print(f"  [dim]first action after {first_action_s:.0f}s; {cached_share:.0%} of prompt tokens "
                        "after the first request came from the server's cache[/]")
@@ -250,6 +274,19 @@ class ConsoleUI:
                 self.print(f"[yellow]{safe(apply_note)}[/]")
             self.print(f"The changes are on branch {safe(branch)}. Apply them with: omni apply {safe(run_id)}")
         self.print(f"Run record: {safe(record)}")
+
+
+def _check_line(check: dict | None) -> str:
+    """The summary's line on the run's check: whether the result is verified, and by what."""
+    check = check or {"source": "none", "holds": None}
+    if check["source"] == "none":
+        return "[yellow]unchecked:[/] no check could be settled (no example in the goal, no failing test it is " \
+               "about, no reproduction test); the tests that passed before and the review are all that looked at it"
+    if check["holds"] is True:
+        return f"[green]verified:[/] the run's check holds ({safe(check['source'])})"
+    if check["holds"] is False:
+        return f"[red]not verified:[/] the run's check still fails: {safe('; '.join(check.get('failing', [])[:3]))}"
+    return f"[yellow]not verified:[/] the run ended before its check ({safe(check['source'])}) was run at a finish"
 
 
 class JsonLines:

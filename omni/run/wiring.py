@@ -19,6 +19,7 @@ from omni.check.reproduction import PATH as REPRODUCTION_PATH
 from omni.check.reproduction import Reproduction
 from omni.check.settled import Check, CheckNow, CheckPasses
 from omni.errors import StopRun
+from omni.goal import reports_a_fault, goal_tests
 from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
 from omni.loop.repair import RepairRung, VerifiedRepair
 from omni.loop.state import UsageMeter
@@ -108,17 +109,21 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     sandbox, prompts = parts.sandbox, parts.prompts
     examples = GoalExamples(request.goal)
     gate = FinishGate(sandbox, parts.planner, prompts, events, workspace.diff_so_far, review=s.review,
-                      max_refinements=s.max_refinements, criteria=request.criteria, examples=examples, meter=meter)
+                      max_refinements=s.max_refinements, criteria=request.criteria, check=lambda: check(), meter=meter)
     # before the baseline: one sandbox call at a time
+    events.emit("phase", name="reading the code the goal names")
     code = "\n\n".join(p for p in (examples.start(sandbox), named_code(sandbox, request.goal, files)) if p)
     if not request.plan_only:
         gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
     tools = parts.toolbox.schemas()  # requests on the steps' conversation send the steps' tools (a stable prefix)
     reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, request.goal, tools=tools)
 
+    def about() -> list[str]:  # the tests failing at the start that the goal is about (settled in ready())
+        return [t for t in sorted(gate.base_tests.failing) if t not in gate.unrelated]
+
     def check() -> Check:  # settled before the first step (read when used); grows with what the gate finds broken
         at_start = sorted(gate.base_tests.failing)
-        return Check(at_start + sorted(gate.broken) + reproduction.tests, [vars(e) for e in examples.examples],
+        return Check(about() + sorted(gate.broken) + reproduction.tests, [vars(e) for e in examples.examples],
                      goal_probes(request.goal, [e.expression for e in examples.examples]),
                      at_start if gate.base_tests.ran else None)
 
@@ -129,16 +134,22 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
         repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, samples=s.samples, check=check,
                                 goal=request.goal)
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
-        failing_tests(sorted(gate.base_tests.failing), gate.base_tests.report), reproduced(reproduction.tests)) if p))
+        failing_tests(about(), gate.base_tests.report, gate.unrelated), reproduced(reproduction.tests)) if p))
     steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox)) if interactive else None
     rung = RepairRung(repair, parts.toolbox, check_now, request.goal, opening=s.opening_repair) if repair else None
     after = [rung] if rung else []
     after += [examples_hook(examples, sandbox, parts.toolbox), checkpoint_hook(workspace, events)]
 
     def ready() -> None:  # after the plan, before the first step: the baseline, then the run's check
+        events.emit("phase", name="waiting for the baseline tests")
         gate.wait_baseline()
-        if s.reproduce or gate.base_tests.failing or examples.examples:
-            reproduction.establish(sorted(gate.base_tests.failing), len(examples.examples), agent.conversation.messages)
+        carry_earlier(request.continued, workspace, sandbox, events)  # after the baseline: that is the user's state
+        events.emit("phase", name="settling the run's check")
+        scope = goal_tests(request.goal, sorted(gate.base_tests.failing))
+        gate.unrelated = scope.unrelated
+        reproduce = s.reproduce and reports_a_fault(request.goal)  # a feature has no failing behaviour to show yet
+        reproduction.establish(scope.about, len(examples.examples), agent.conversation.messages, reproduce,
+                               scope.unrelated)
 
     hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, repair=repair,
                   own_action=rung.own_action if rung else lambda: None,
@@ -148,11 +159,24 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     return agent
 
 
+def carry_earlier(continued, workspace: Workspace, sandbox, events) -> None:
+    """The unapplied changes of the run this one continues, as the worktree's first commit after its start."""
+    if continued is None or not continued.patch.strip():
+        return
+    if workspace.carry(continued.patch, f"the changes of run {continued.run_id}, which this run continues"):
+        if hasattr(sandbox, "give_back"):
+            sandbox.give_back()  # written by host git: the container user's again
+        events.emit("sandbox", line=f"carried over the changes of run {continued.run_id} (not applied before)")
+    else:
+        events.emit("warning", message=f"the changes of run {continued.run_id} do not apply to your files as they "
+                    f"are now; this run starts without them (omni diff {continued.run_id} shows them)")
+
+
 def reproduced(tests: list[str]) -> str:
     if not tests:
         return ""
-    return (f"omni had a test written that shows the problem, and it fails on the starting code: {', '.join(tests)} "
-            f"(in {REPRODUCTION_PATH}; leave it as it is). Make it pass. To run it: run_tests with "
+    return (f"A test that shows the problem (omni had it written; it fails on the starting code):\n{', '.join(tests)} "
+            f"in {REPRODUCTION_PATH}; leave it as it is, and make it pass. To run it: run_tests with "
             f"selection={json.dumps([REPRODUCTION_PATH])}")
 
 
