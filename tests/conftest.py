@@ -105,7 +105,10 @@ def docker_engine():
 
 
 def clean_env(**extra: str) -> dict[str, str]:
+    """omni's environment in tests: no provider variables, and --local's search pointed at a port where nothing
+    listens, so a model server the developer runs (llama.cpp on 8080, say) is never found by accident."""
     env = {k: v for k, v in os.environ.items() if k not in SECRET_ENV}
+    env["OMNI_LOCAL_PORTS"] = "1"
     env.update(extra)
     return env
 

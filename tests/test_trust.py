@@ -248,3 +248,11 @@ def test_session_words_that_are_commands_never_start_a_run(calc_repo, fake):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and fake.requests == [] and not (calc_repo / ".omni" / "runs").exists()
+
+
+def test_the_briefing_line_says_what_it_added(tmp_path, fake):
+    repo = make_repo(tmp_path / "repo", {"calc.py": CALC["calc.py"]})  # no tests at all
+    fake.add(PLAN, FIX_ADD, FINISH)
+    run = run_omni(repo, "--yes", "fix add in calc.py", fake=fake, sandbox="local")
+    briefings = [line for line in run.stdout.splitlines() if line.startswith("briefing:")]
+    assert briefings == ["briefing: 5 line(s) added to the goal: Code the goal names"], run.stdout

@@ -176,7 +176,7 @@ def reproduced(tests: list[str]) -> str:
     if not tests:
         return ""
     return (f"A test that shows the problem (omni had it written; it fails on the starting code):\n{', '.join(tests)} "
-            f"in {REPRODUCTION_PATH}; leave it as it is, and make it pass. To run it: run_tests with "
+            f"in {REPRODUCTION_PATH}; leave it as it is. Make it pass. To run it: run_tests with "
             f"selection={json.dumps([REPRODUCTION_PATH])}")
 
 
