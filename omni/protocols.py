@@ -71,3 +71,20 @@ class AfterAction(Protocol):
     """Called after each sandbox action with its result; returns the result, with anything it adds."""
 
     def __call__(self, action: Action, result: ToolResult) -> ToolResult: ...
+
+
+class Strategy(Protocol):
+    """How the run works beyond asking the model for each action, at the loop's named moments. The loop knows a
+    strategy only by this (omni/loop/strategy.py has the plain one; verified repair is omni/repair/strategy.py)."""
+
+    def own_action(self) -> Action | None:
+        """omni's own next action, taken instead of asking the model; None: ask the model."""
+
+    def after_action(self, action: Action, result: ToolResult) -> ToolResult:
+        """After a sandbox action or an edit: its result, with anything the strategy did or adds."""
+
+    def propose(self, path: str, symbol: str, note: str) -> ToolResult:
+        """The propose_fixes tool: candidate rewrites of one definition, the one that passes applied."""
+
+    def done(self, action: Action | None, result: ToolResult) -> str | None:
+        """After a step that succeeded: a summary for the finish gate when the work is done now, else None."""

@@ -16,10 +16,11 @@ from omni.box.workspace import Workspace, find_repo
 from omni.check.gate import FinishGate
 from omni.check.settled import Check
 from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
-from omni.loop.state import UsageMeter
+from omni.model.usage import UsageMeter
 from omni.model.client import ChatModel
 from omni.model.endpoint import ModelConfig
 from omni.prompts import Prompts
+from omni.results import Action, ToolResult
 from omni.run.ui import NoUser
 
 PLAN = {"text": "1. Read calc.py\n2. Fix add\n3. Run the tests"}
@@ -42,7 +43,7 @@ class Events:
 
 
 @contextlib.contextmanager
-def loop(tmp_path, fake, gate: bool = False, **config):
+def loop(tmp_path, fake, gate: bool = False, strategy=None, **config):
     """An Agent over a worktree of the calc repo, with a local sandbox and the scripted model."""
     repo = make_repo(tmp_path / "repo", CALC)
     workspace = Workspace(find_repo(repo), "agent-test")
@@ -51,7 +52,7 @@ def loop(tmp_path, fake, gate: bool = False, **config):
     events, prompts, toolbox = Events(), Prompts(), Toolbox()
     model = ChatModel(ModelConfig(model="fake-model", base_url=fake.base_url, api_key="k", tool_mode="native"))
     meter = UsageMeter(events)
-    hooks = Hooks()
+    hooks = Hooks(**({"strategy": strategy} if strategy else {}))
     if gate:
         hooks.gate = FinishGate(sandbox, model, prompts, events, workspace.diff_so_far, review=False, meter=meter,
                                 check=lambda: Check(sorted(hooks.gate.base_tests.failing), []))  # the goal's test
@@ -179,3 +180,40 @@ def test_a_limit_ends_the_run_with_its_status(tmp_path, fake):
         outcome = agent.run()
         assert outcome.status == "limit_steps" and outcome.steps == 2
         assert events.of("status")[-1]["status"] == "limit_steps"
+
+
+class ScriptedStrategy:
+    """A strategy of the test's own, at the loop's four moments (omni/protocols.py: Strategy): one action of its own
+    first, a note after every action, and the work done once an edit lands."""
+
+    def __init__(self):
+        self.moments: list[str] = []
+        self.own = [Action(name="read_file", args={"path": "calc.py"}, call_id="strategy_1")]
+
+    def own_action(self):
+        self.moments.append("own_action")
+        return self.own.pop(0) if self.own else None
+
+    def after_action(self, action, result):
+        self.moments.append(f"after {action.name}")
+        return result.model_copy(update={"output": result.output + "\n[the strategy's note]"})
+
+    def propose(self, path, symbol, note=""):
+        self.moments.append(f"propose {symbol}")
+        return ToolResult.fail("tool_error", "not in this test")
+
+    def done(self, action, result):
+        self.moments.append("done")
+        return "the strategy's summary" if action and action.name == "replace_in_file" else None
+
+
+def test_the_loop_meets_a_strategy_only_at_its_moments(tmp_path, fake):
+    strategy = ScriptedStrategy()
+    fake.add(PLAN, FIX, {"tool": "propose_fixes", "args": {"path": "calc.py", "symbol": "add"}})
+    with loop(tmp_path, fake, strategy=strategy) as (agent, events, _):
+        outcome = agent.run()
+    assert outcome.status == "finished" and outcome.message == "the strategy's summary"
+    assert strategy.moments == ["own_action", "after read_file", "done", "own_action", "after replace_in_file", "done"]
+    assert len(fake.requests) == 2  # the plan and one step: the strategy's own action asked the model nothing
+    observations = [m["content"] for m in fake.requests[1]["messages"] if m["role"] == "tool"]
+    assert "[the strategy's note]" in observations[0]  # what it added after its own action reached the model

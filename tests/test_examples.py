@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conftest import make_repo, run_omni
-from omni.check.examples import Example, goal_examples
+from omni.goal.examples import Example, goal_examples
 
 PLAN = {"text": "1. Fix add\n2. Finish"}
 FINISH = {"tool": "finish", "args": {"summary": "fixed add"}}
@@ -16,17 +16,20 @@ FIX_ADD = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "r
 
 
 @pytest.mark.parametrize("goal, expected", [
-    ("normalize_file should strip './' (normalize_file('./src/a.py') == 'src/a.py'), but it no longer does.",
-     [Example("normalize_file('./src/a.py')", "'src/a.py'")]),
-    ("reverse() returns arrays unchanged: jmespath.search('reverse(@)', [1, 2]) gives [1, 2] instead of [2, 1]. "
-     "Fix it.", [Example("jmespath.search('reverse(@)', [1, 2])", "[2, 1]")]),
-    ("parse.parse('{:d}', '-5')[0] returns 5 instead of -5.", [Example("parse.parse('{:d}', '-5')[0]", "-5")]),
-    ("Add count_reps: count_reps([0, 1, 0]) == {0: 2, 1: 1}.", [Example("count_reps([0, 1, 0])", "{0: 2, 1: 1}")]),
+    ("trim_slash should drop a trailing '/' (trim_slash('docs/') == 'docs'), but it keeps it.",
+     [Example("trim_slash('docs/')", "'docs'")]),
+    ("sorting is backwards: ranks.order([3, 1, 2]) gives [3, 2, 1] instead of [1, 2, 3]. Fix it.",
+     [Example("ranks.order([3, 1, 2])", "[1, 2, 3]")]),
+    ("units.parse_size('2k')[0] returns 2 instead of 2048.", [Example("units.parse_size('2k')[0]", "2048")]),
+    ("Add word_count: word_count('a b a') == {'a': 2, 'b': 1}.",
+     [Example("word_count('a b a')", "{'a': 2, 'b': 1}")]),
     ("f(x) == 3 and g(y) == 4", [Example("f(x)", "3"), Example("g(y)", "4")]),  # two, not one chained
     ("Use `split('a,b') == ['a', 'b']`.", [Example("split('a,b')", "['a', 'b']")]),
-    ("relativedelta(months=12) is not normalized: it should equal relativedelta(years=1) (as months=14 does).",
-     [Example("relativedelta(months=12)", "relativedelta(years=1)")]),
+    ("Duration(minutes=90) is not normalized: it should equal Duration(hours=1, minutes=30) (as seconds do).",
+     [Example("Duration(minutes=90)", "Duration(hours=1, minutes=30)")]),
     ("to_list('a') should return ['a'], not 'a'.", [Example("to_list('a')", "['a']")]),
+    ("mean([1, 2]) yields 1 instead of 1.5", [Example("mean([1, 2])", "1.5")]),
+    ("clamp(15, 0, 10) must be 10", [Example("clamp(15, 0, 10)", "10")]),
 ])
 def test_examples_are_taken_from_the_way_bug_reports_state_them(goal, expected):
     assert goal_examples(goal) == expected
@@ -39,8 +42,9 @@ def test_examples_are_taken_from_the_way_bug_reports_state_them(goal, expected):
     "it gives an error instead of a warning",  # no code on either side
     "run(cmd) fails: it should be quiet",  # a word, not a value
     "the output should equal 3",  # no call it is said of
-    "wcswidth() should return -1 when the string has a control character",  # a function named, and a condition
+    "width() should return -1 when the string has a tab",  # a function named in prose, and a condition
     "size('ab') should return 0 if it is empty",  # a condition
+    "order([3, 2, 1]). Then sort the rest",  # a sentence going on, not an attribute
 ])
 def test_prose_gives_no_examples(goal):
     assert goal_examples(goal) == []

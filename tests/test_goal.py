@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from omni.goal import reports_a_fault, goal_tests
+from omni.goal.reading import goal_tests, read_goal, reports_a_fault
 
 FAILING = ["tests/test_invoice.py::test_total_with_discount", "tests/test_net.py::test_download_retries",
            "tests/test_dates.py::TestParse::test_iso_week"]
@@ -59,3 +59,59 @@ def test_a_report_of_behaviour_is_a_fault(goal):
 ])
 def test_a_request_for_something_new_is_no_fault(goal):
     assert not reports_a_fault(goal)
+
+
+@pytest.mark.parametrize("goal, listed, files", [
+    ("the bug is in app/units.py", set(), ["app/units.py"]),
+    ("see ./cli.py and lib/io.pyi", set(), ["cli.py", "lib/io.pyi"]),
+    ("units.py parses '2k' wrong", {"pkg/units.py", "README.md"}, ["pkg/units.py"]),  # a bare name, one match
+    ("units.py parses '2k' wrong", {"pkg/units.py", "old/units.py"}, ["units.py"]),  # two matches: as written
+    ("the README says so", {"README.md"}, []),
+    ("update setup.cfg and docs/index.rst", set(), []),  # not Python files
+])
+def test_the_files_a_goal_names(goal, listed, files):
+    assert read_goal(goal).files_in(listed) == files
+
+
+@pytest.mark.parametrize("goal, symbols", [
+    ("parse_size drops the decimals", ["parse_size"]),
+    ("HttpClient.get retries forever", ["HttpClient.get"]),
+    ("`render` escapes twice", ["render"]),
+    ("calling load() on an empty file crashes", ["load"]),
+    ("the parser is slow on long lines", []),  # plain words only
+    ("print the total", []),  # a builtin
+])
+def test_the_names_a_goal_writes_like_code(goal, symbols):
+    assert list(read_goal(goal).symbols) == symbols
+
+
+@pytest.mark.parametrize("goal, fix", [
+    ("fix parse_size in units.py", ("parse_size",)),
+    ("Please fix `Client.get` so it retries", ("Client.get",)),
+    ("the fix for this is unclear", ()),  # "fix" as a noun, before no name
+    ("fix the bug in the loader", ()),
+    ("fix this crash", ()),
+])
+def test_the_names_a_goal_says_to_fix(goal, fix):
+    assert read_goal(goal).fix == fix
+
+
+@pytest.mark.parametrize("goal, wrong", [
+    ("'--all' is ignored by list_items", (("'--all'", "--all"),)),
+    ("the pattern `*.tmp` does not match", (("`*.tmp`", "*.tmp"),)),
+    ("'abc' should be accepted", ()),  # no word that it goes wrong
+    ("it prints 'done' at the end", ()),
+])
+def test_the_values_a_goal_says_go_wrong(goal, wrong):
+    assert read_goal(goal).wrong == wrong
+
+
+@pytest.mark.parametrize("goal, has, lacks", [
+    ("Slices with a step are ignored", {"slices", "slice", "step"}, {"with", "are"}),
+    ("negated patterns keep matching", {"negated", "negate", "patterns", "pattern", "keep", "matching", "match"},
+     set()),
+    ("it should work when the value is wrong", set(), {"should", "work", "value", "wrong"}),
+])
+def test_a_goals_plain_words_and_their_stems(goal, has, lacks):
+    plain = read_goal(goal).plain
+    assert has <= plain and not (lacks & plain)

@@ -3,7 +3,7 @@ stops reading, the example values it tests for."""
 
 from __future__ import annotations
 
-from omni.check.inputs import ignored_parameters, special_cases
+from omni.repair.inputs import ignored_parameters, special_cases
 
 SEARCH = ("def search(expression, data, options=None):\n"
           "    return parser.Parser().parse(expression).search(data, options=options)\n")

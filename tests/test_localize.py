@@ -1,4 +1,4 @@
-"""Localizing the fix before the first step (omni/check/localize.py), with the real read-only tools of a
+"""Localizing the fix before the first step (omni/repair/localize.py), with the real read-only tools of a
 local sandbox over a real repo: each rule that names one definition, and the cases that name none."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ import pytest
 from conftest import make_repo
 
 from omni.box.local import LocalSandbox
-from omni.check.localize import Target, fix_target, is_test_file
+from omni.goal.reading import read_goal
+from omni.repair.localize import Target, fix_target, is_test_file
 
 CORE = """def check_label(label):
     if label[0] == '-' and label[-1] == '-':
@@ -128,7 +129,7 @@ def sandbox(tmp_path):
      Target("pkg/core.py", "Delta._fix", "the only short function the goal's examples run")),
 ])
 def test_one_rule_names_one_definition(sandbox, goal, tests, expressions, expected):
-    assert fix_target(sandbox, goal, tests, expressions) == expected
+    assert fix_target(sandbox, read_goal(goal), tests, expressions) == expected
 
 
 @pytest.mark.parametrize("goal, tests, expressions", [
@@ -144,7 +145,7 @@ def test_one_rule_names_one_definition(sandbox, goal, tests, expressions, expect
     ("query gives the wrong items", [], ["pkg.core.query('::2', [0, 1, 2, 3]) == [0, 2]"]),  # no goal word
 ])
 def test_no_single_short_definition_means_no_target(sandbox, goal, tests, expressions):
-    assert fix_target(sandbox, goal, tests, expressions) is None
+    assert fix_target(sandbox, read_goal(goal), tests, expressions) is None
 
 
 def test_test_files_are_told_apart_from_code():

@@ -605,10 +605,24 @@ def test_check_examples_imports_what_each_name_means_in_the_project_python(box):
     result = box.run_tool("check_examples", {"examples": examples, "timeout": 30}, 60)
     assert result.success, result.error
     first, second, third, fourth = result.details["results"]
-    assert first == {"holds": False, "got": "2", "raised": ""}
+    assert first == {"holds": False, "got": "2", "value": "2", "raised": ""}
     assert second["holds"] is True
     assert third["raised"] == "NameError" and "undefined_name" in third["got"]
     assert fourth["raised"] == "ModuleNotFoundError" and "context" in fourth["got"]
+
+
+def test_an_examples_value_leaves_object_addresses_out_so_two_runs_compare(box):
+    result = box.run_tool("check_examples", {"examples": [{"expression": "object()", "expected": "1"}],
+                                             "timeout": 30}, 60)
+    found = result.details["results"][0]
+    assert " at 0x" in found["got"] and found["value"] == "<object object>"
+
+
+def test_find_definitions_reads_definition_lines_into_fields(box):
+    found = box.run_tool("find_definitions", {"names": ["unit", "Circle", "area"], "kinds": ["def", "class"]}, 60)
+    assert found.success, found.error
+    seen = {(d["name"], d["kind"], d["top_level"]) for d in found.details["found"]}
+    assert ("Circle", "class", True) in seen and ("unit", "def", True) in seen and ("area", "def", False) in seen
 
 
 def test_check_examples_that_never_finish_are_stopped(box):

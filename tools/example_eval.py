@@ -1,7 +1,8 @@
 """Evaluates the goal's examples in the project's Python, in the repository root.
 
 argv[1] is JSON: [{"expression": ..., "expected": ...}]. Prints a marker line, then one JSON list with, for
-each example, {"holds": bool, "got": repr or "Type: message", "raised": exception type name or ""}.
+each example, {"holds": bool, "got": repr or "Type: message", "value": the repr without object addresses (what
+compares across runs of the same code), "raised": exception type name or ""}.
 An example without "expected" is a probe: only what it gives is wanted ("holds" is then false).
 With argv[2] == "--trace", each also has "called": the repository's functions (outside the tests) that its
 expression ran, in the order first called, as [path, qualified name, first line].
@@ -113,6 +114,9 @@ class Calls:
         self.called.append([relative, getattr(code, "co_qualname", code.co_name), code.co_firstlineno])
 
 
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # `<Node object at 0x7f...>` differs from one process to the next
+
+
 def evaluate(example: dict, trace: bool = False) -> dict:
     calls = Calls()
     try:
@@ -124,9 +128,11 @@ def evaluate(example: dict, trace: bool = False) -> dict:
         finally:
             sys.setprofile(None)
         holds = bool(got == eval(expected, names)) if expected else False  # noqa: S307
-        found = {"holds": holds, "got": repr(got)[:300], "raised": ""}
+        shown = repr(got)[:300]
+        found = {"holds": holds, "got": shown, "value": ADDRESS.sub("", shown), "raised": ""}
     except Exception as exc:  # noqa: BLE001 - whatever the code raises is the answer
-        found = {"holds": False, "got": f"{type(exc).__name__}: {exc}"[:300], "raised": type(exc).__name__}
+        shown = f"{type(exc).__name__}: {exc}"[:300]
+        found = {"holds": False, "got": shown, "value": ADDRESS.sub("", shown), "raised": type(exc).__name__}
     return {**found, "called": calls.called} if trace else found
 
 

@@ -113,6 +113,38 @@ def search(ctx: Context, pattern: str, path: str = ".", glob: str | None = None,
     return result(True, text, total=len(lines), matches=[_match(line) for line in shown])
 
 
+_DEFINES = re.compile(r"^(\s*)(?:async\s+)?(def|class)\s+(\w+)")
+_ASSIGNS = re.compile(r"^(\w+)\s*[:=]")
+
+
+def find_definitions(ctx: Context, names: list[str] = (), containing: list[str] = (),
+                     kinds: list[str] = ("def", "class"), max_results: int = 1000) -> dict:
+    """One search for the definition lines of names (exact) or of names containing words; each hit read here, in
+    the sandbox, into fields: its name, its kind, and whether it is top-level."""
+    wanted = [re.escape(n) for n in names if n]
+    parts = [rf"({'|'.join(wanted)})\b"] if wanted else []
+    parts += [rf"\w*({'|'.join(re.escape(w) for w in containing if w)})\w*\b"] if any(containing) else []
+    if not parts:
+        return result(True, "no names given", found=[])
+    named = "|".join(f"(?:{p})" for p in parts)
+    patterns = []
+    if {"def", "class"} & set(kinds):
+        patterns.append(rf"^\s*(async\s+)?({'|'.join(k for k in kinds if k != 'assign')})\s+(?:{named})")
+    if "assign" in kinds:
+        patterns.append(rf"^(?:{named})\s*[:=]")
+    hits = search(ctx, "|".join(f"(?:{p})" for p in patterns), glob="*.py", ignore_case=bool(containing),
+                  max_results=max_results)
+    found = []
+    for hit in hits["details"].get("matches", []):
+        if defined := _DEFINES.match(hit["text"]):
+            found.append({"path": hit["path"], "line": hit["line"], "name": defined[3], "kind": defined[2],
+                          "top_level": not defined[1]})
+        elif assigned := _ASSIGNS.match(hit["text"]):
+            found.append({"path": hit["path"], "line": hit["line"], "name": assigned[1], "kind": "assign",
+                          "top_level": True})
+    return result(True, f"{len(found)} definition(s)", found=found)
+
+
 def _match(line: str) -> dict:
     """One 'path:line:text' line of this tool's own output, as fields."""
     path, number, text = (line.split(":", 2) + ["", ""])[:3]

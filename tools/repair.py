@@ -101,7 +101,7 @@ def _probe(box: Context, probes: list[str]) -> list[dict]:
         return []
     ran = checks.check_examples(box, [{"expression": p} for p in probes], timeout=PROBE_TIMEOUT)
     results = ran["details"].get("results") if ran["success"] else None
-    return [{"got": r["got"], "raised": r["raised"]} for r in results or []]
+    return [{"got": r["got"], "value": r.get("value", r["got"]), "raised": r["raised"]} for r in results or []]
 
 
 def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], examples: list[dict],

@@ -45,6 +45,18 @@ class SearchDetails(Details):
     matches: list[SearchMatch] = Field(default_factory=list, description="the matches shown")
 
 
+class FoundDefinition(BaseModel):
+    path: str
+    line: int
+    name: str
+    kind: Literal["def", "class", "assign"]
+    top_level: bool = Field(description="not indented: a module's own, not a method or a nested one")
+
+
+class FoundDetails(Details):
+    found: list[FoundDefinition] = Field(default_factory=list)
+
+
 class ReadDetails(Details):
     total_lines: int = 0
     next_start_line: int | None = Field(None, description="where a paged read goes on; None at the end")
@@ -271,6 +283,17 @@ class git_diff(Spec):
 
     module = "checks"
     path: str | None = None
+
+
+class find_definitions(Spec):
+    """The def, class (and module-level assignment) lines of Python files that define the given names, or names
+    that contain one of the given words, as fields."""
+
+    kind, module, details = INTERNAL, "files", FoundDetails
+    names: list[str] = Field(default_factory=list, description="exact names")
+    containing: list[str] = Field(default_factory=list, description="words a name contains (case ignored)")
+    kinds: list[Literal["def", "class", "assign"]] = Field(default_factory=lambda: ["def", "class"])
+    max_results: int = Field(1000, ge=1, le=5000)
 
 
 class check_examples(Spec):

@@ -1,40 +1,36 @@
 """The run's check, and whether it passes now.
 
-The check is what a fix is measured against: the tests that failed at the start, omni's reproduction test,
-and the goal's examples. Verified repair tries candidates against it. After an edit that landed, the loop
-asks `CheckPasses`: when the whole check passes, the finish gate is asked at once rather than waiting for
-the model to call finish (a small model goes on reading after its fix works, until the run's limit).
+The check is what a fix is measured against: the failing tests the goal is about, omni's reproduction test, and
+the goal's examples (and what the finish gate found broken along the way). The finish gate holds the run to it;
+verified repair tries candidates against it, and asks it after an edit (omni/repair/strategy.py: done).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from omni.box.toolbox import Toolbox, details
-from omni.check.examples import Example, evaluate
-from omni.check.probes import Probes
-from omni.protocols import Events, Sandbox
-from omni.results import Action, ToolResult
+from omni.box.toolbox import details
+from omni.check.examples import evaluate
+from omni.goal.examples import Example
+from omni.protocols import Sandbox
+from omni.results import Action
 
 TEST_TIMEOUT = 300
 
 
 @dataclass
 class Check:
-    """What a fix must pass: test ids and the goal's examples (expression, expected); the probes that
-    tell apart candidate rewrites that pass them (verified repair's); and the tests that failed at the
-    run's start (the finish gate's baseline; None when it did not run), the only ones a fix may leave failing."""
+    """What a fix must pass: test ids and the goal's examples (expression, expected); and the tests that failed at
+    the run's start (the finish gate's baseline; None when it did not run), the only ones a fix may leave failing."""
 
     tests: list[str]
     examples: list[dict]
-    probes: Probes = field(default_factory=Probes)
     failing_at_start: list[str] | None = None
 
     def describe(self) -> str:
         parts = [f"- the test {t} passes" for t in self.tests[:5]]
         parts += [f"- {e['expression']} == {e['expected']}" for e in self.examples[:5]]
-        parts += [f"- {p} gives something else than now (the goal says it goes wrong)" for p in self.probes.named]
         return "\n".join(parts)
 
     def __bool__(self) -> bool:
@@ -42,9 +38,9 @@ class Check:
 
 
 class CheckNow:
-    """Whether the run's check passes on the workspace as one action left it. The repair rung and
-    CheckPasses both ask after the same edit: the check runs once, and again only after the code changed
-    in between (the rung applied a candidate)."""
+    """Whether the run's check passes on the workspace as one action left it. Verified repair asks it twice after
+    the same edit (after_action, done): the check runs once, and again only after the code changed in between
+    (a candidate was applied)."""
 
     def __init__(self, sandbox: Sandbox, check: Callable[[], Check]):
         self.sandbox, self.check = sandbox, check
@@ -58,22 +54,6 @@ class CheckNow:
 
     def changed(self) -> None:
         self._after = None
-
-
-class CheckPasses:
-    """After an edit that landed: a summary for the finish gate when the whole check passes now, else None."""
-
-    def __init__(self, toolbox: Toolbox, events: Events, check_now: CheckNow):
-        self.toolbox, self.events, self.check_now = toolbox, events, check_now
-
-    def __call__(self, action: Action | None, result: ToolResult) -> str | None:
-        if action is None or action.name not in self.toolbox.editing or not result.success:
-            return None
-        check = self.check_now.check()
-        if not check or not self.check_now.holds_after(action):
-            return None
-        self.events.emit("check_passes", tests=check.tests, examples=len(check.examples))
-        return f"After the edit at this step, the run's check passes:\n{check.describe()}"
 
 
 def holds(sandbox: Sandbox, check: Check) -> bool:

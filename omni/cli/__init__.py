@@ -1,5 +1,2 @@
-"""The command line: `omni "<goal>"`, the interactive session, subcommands and task specs."""
-
-from omni.cli.main import main
-
-__all__ = ["main"]
+"""The command line: `omni "<goal>"`, the interactive session, subcommands and task specs (the entry point is
+omni/cli/main.py: main)."""

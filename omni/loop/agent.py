@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -28,9 +27,11 @@ from omni.loop.planning import Planning
 from omni.loop.progress import Progress
 from omni.loop.prompting import StepPrompts
 from omni.loop.requests import ask, chosen_by_omni
-from omni.loop.state import Outcome, RunState, UsageMeter
+from omni.loop.state import Outcome, RunState
+from omni.loop.strategy import AskTheModel
+from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
-from omni.protocols import AfterAction, AnswerSource, Events, Gate, Model, Sandbox, Steering
+from omni.protocols import AfterAction, AnswerSource, Events, Gate, Model, Sandbox, Steering, Strategy
 from omni.results import Action, ToolResult
 
 
@@ -79,12 +80,7 @@ class Hooks:
     steering: Steering | None = None
     after_action: list[AfterAction] = field(default_factory=list)  # each sandbox action's result passes
     ready: Callable[[], None] = lambda: None  # waited for before the first action (the gate's baseline)
-    repair: Any = None  # verified repair (omni/loop/repair.py): propose_fixes, on the run's conversation
-    # after an edit that landed: a summary when the run's check passes now (omni/check/settled.py); the finish
-    # gate is then asked at once, and what it sends back is the next step's correction
-    check_passes: Callable[[Action | None, ToolResult], str | None] | None = None
-    # omni's own next action, taken instead of asking the model (the repair rung's: its opening round)
-    own_action: Callable[[], Action | None] = lambda: None
+    strategy: Strategy = field(default_factory=AskTheModel)  # the one door of verified repair (omni/repair/)
 
 
 class Agent:
@@ -99,7 +95,7 @@ class Agent:
         self.planning = Planning(parts.planner, parts.prompts, parts.events, meter, task, *(  # on the steps' prefix
             (self.conversation, parts.toolbox.schemas()) if parts.planner is parts.model else ()))
         self.host = HostTools(self.state, parts.prompts, parts.events, parts.answers, hooks.gate, self.set_plan,
-                              hooks.repair)
+                              hooks.strategy)
         self.prompting = StepPrompts(parts.prompts, self.state, config, meter, self.progress, self.guard,
                                      self.conversation, parts.model.tool_mode,
                                      getattr(parts.sandbox, "install_note", ""))
@@ -115,7 +111,7 @@ class Agent:
             self.brief(self.task.briefing() if self.task.briefing else "")
             while True:
                 check_limits(self.config, self.state, self.meter)
-                self.interruptible(partial(self.step, self.hooks.own_action()))
+                self.interruptible(partial(self.step, self.hooks.strategy.own_action()))
         except (StopRun, ModelError, SandboxError) as exc:
             status, message = exc.status, exc.message if isinstance(exc, StopRun) else str(exc)
         except ForceQuit as exc:
@@ -176,7 +172,7 @@ class Agent:
             raise KeyboardInterrupt
         if not result.success:
             self.correct(action, result)
-        elif self.hooks.check_passes and (summary := self.hooks.check_passes(action, result)):
+        elif summary := self.hooks.strategy.done(action, result):  # the work is done: the gate is asked now
             self.correct(Action(name="finish", args={"summary": summary}), self.host.finish(summary))
         if shortened := self.conversation.fit(self.config.history_chars):
             events.emit("history_shortened", turns=shortened)
@@ -194,7 +190,7 @@ class Agent:
             result = ToolResult.fail("command_failed", "interrupted by the user before it finished",
                                      duration_s=round(time.monotonic() - began, 3))
         if action.name not in self.parts.toolbox.host or action.name in self.parts.toolbox.editing:
-            for hook in self.hooks.after_action:
+            for hook in (self.hooks.strategy.after_action, *self.hooks.after_action):
                 result = hook(action, result)
             result = self.guard.after(action, ran, result, self.state.steps) if ran else result
         return result, interrupted

@@ -1,4 +1,5 @@
-"""The tools that run in omni itself, never in the sandbox: update_plan, ask_user and finish."""
+"""The tools that run in omni itself, never in the sandbox: update_plan, ask_user, finish, and propose_fixes (the
+strategy's)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,15 @@ from omni.errors import StopRun
 from omni.loop.plan import Plan
 from omni.loop.state import RunState
 from omni.prompts import Prompts
-from omni.protocols import AnswerSource, Events, Gate
+from omni.protocols import AnswerSource, Events, Gate, Strategy
 from omni.results import ToolResult
 
 
 class HostTools:
     def __init__(self, state: RunState, prompts: Prompts, events: Events, answers: AnswerSource,
-                 gate: Gate | None, set_plan: Callable[[Plan, str], None], repair=None):
+                 gate: Gate | None, set_plan: Callable[[Plan, str], None], strategy: Strategy):
         self.state, self.prompts, self.events, self.answers = state, prompts, events, answers
-        self.gate, self.set_plan, self.repair = gate, set_plan, repair
+        self.gate, self.set_plan, self.strategy = gate, set_plan, strategy
 
     def run(self, name: str, args: dict[str, Any]) -> ToolResult:
         return getattr(self, name)(**args)
@@ -36,9 +37,7 @@ class HostTools:
         return ToolResult.ok(answer)
 
     def propose_fixes(self, path: str, symbol: str, note: str = "") -> ToolResult:
-        if self.repair is None:
-            return ToolResult.fail("tool_error", "propose_fixes is off for this run (--samples 1); edit the code.")
-        return self.repair.propose_fixes(path, symbol, note)
+        return self.strategy.propose(path, symbol, note)
 
     def finish(self, summary: str) -> ToolResult:
         """The gate decides what finishing means: None accepts; feedback sends the work back."""

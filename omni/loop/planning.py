@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from omni.loop.conversation import Conversation
 from omni.loop.plan import Plan, PlanReply, PlanStep
-from omni.loop.state import UsageMeter
+from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
 from omni.protocols import Events, Model
 

@@ -13,7 +13,8 @@ from omni.loop.conversation import Conversation
 from omni.loop.failures import describe, exact_error, failure_class
 from omni.loop.guard import RepeatGuard
 from omni.loop.progress import Progress
-from omni.loop.state import RunState, UsageMeter
+from omni.loop.state import RunState
+from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
 from omni.results import Action, ToolResult
 

@@ -40,17 +40,3 @@ class Outcome:
     usage: Usage
     plan: Plan | None
     assumptions: list[str] = field(default_factory=list)
-
-
-class UsageMeter:
-    """Tokens and cost of every request of a run, whoever made it (step, plan, review), as events."""
-
-    def __init__(self, events):
-        self.events = events
-        self.total = Usage()
-
-    def count(self, usage: Usage, purpose: str, text: str = "") -> None:
-        self.total.add(usage)
-        self.events.emit("usage", purpose=purpose, call=usage.model_dump(), total=self.total.model_dump())
-        if text:
-            self.events.emit("model_text", text=text)

@@ -18,7 +18,7 @@ from omni.box.toolbox import Toolbox, details
 from omni.box.workspace import Workspace, ensure_omni_dir, find_repo
 from omni.errors import EXIT_CODES, ForceQuit, ModelError, SandboxError, UsageError
 from omni.loop.agent import Parts
-from omni.loop.state import UsageMeter
+from omni.model.usage import UsageMeter
 from omni.model.endpoint import resolve_models
 from omni.model.pricing import check_max_cost
 from omni.prompts import Prompts

@@ -16,6 +16,7 @@ from rich.text import Text
 from omni.errors import OutputClosed
 from omni.results import cost_text
 from omni.loop.plan import MARKS
+from omni.run.checklines import CheckLines
 from omni.run.lineinput import read_line
 from omni.visible import safe, visible
 
@@ -46,6 +47,7 @@ class ConsoleUI:
                          transient=True, redirect_stdout=False, redirect_stderr=False) if live else None
         if self.live:
             self.live.start()
+        self.checks = CheckLines(self.print, self.close)  # the check, the gate, the candidates, the summary
 
     def footer(self) -> Text:
         s = self.state
@@ -73,7 +75,7 @@ class ConsoleUI:
             self.live = None
 
     def emit(self, kind: str, **data: Any) -> None:
-        handler = getattr(self, f"on_{kind}", None)
+        handler = getattr(self, f"on_{kind}", None) or getattr(self.checks, f"on_{kind}", None)
         if handler:
             handler(**data)
 
@@ -145,39 +147,6 @@ class ConsoleUI:
         if hidden or truncated:
             self.print(f"    [dim]… {hidden} more lines{' (output was capped)' if truncated else ''}[/]")
 
-    def on_check(self, source, tests, result, tried=True, unrelated=(), **_):
-        mark = "[green]✓[/]" if source != "none" else "[red]✗[/]" if tried else "[dim]·[/]"
-        self.print(f"  {mark} check: {safe(source)}: {safe(result)}"
-                   f"{' (' + safe(', '.join(tests[:3])) + ')' if tests else ''}")
-        if unrelated:
-            self.print(f"  [dim]failing before the run, and not what the goal is about (they do not block): "
-                       f"{safe(', '.join(unrelated[:3]))}{' …' if len(unrelated) > 3 else ''}[/]")
-
-    def on_check_passes(self, tests, examples, **_):
-        what = ", ".join(p for p in (f"{len(tests)} test(s)" if tests else "", f"{examples} example(s)" if examples
-                                     else "") if p)
-        self.print(f"  [green]✓ the run's check passes now[/] ({what}): asking the finish gate")
-
-    def on_opening(self, path, symbol, why, **_):
-        self.print(f"  [cyan]omni starts by trying rewrites of {safe(symbol)}[/] in {safe(path)} ({safe(why)})")
-
-    def on_rung(self, path, symbol, why, **_):
-        self.print(f"  [cyan]omni tries rewrites of {safe(symbol)}[/] in {safe(path)} ({safe(why)})")
-
-    def on_candidate(self, id, target, passes, applied, failing, diff_lines, votes, error="", breaks=(), message="",
-                     **_):
-        if passes and breaks:
-            said = f"[red]✗ passes the check but breaks[/] {safe(', '.join(breaks[:2]))}"
-        elif passes:
-            said = f"[green]✓ passes the check[/] ({diff_lines} line(s), {votes} vote(s))"
-        elif applied and message and not failing:  # an example that does not hold, or why it does not pass
-            said = f"[red]✗[/] {safe(message[:100])} ({diff_lines} line(s))"
-        elif applied:
-            said = f"[red]✗ fails[/] {safe(', '.join(failing[:2]) or 'the examples')} ({diff_lines} line(s))"
-        else:
-            said = f"[red]✗ not applied[/]: {safe(error[:100])}"
-        self.print(f"  candidate {id} for {safe(target)}: {said}")
-
     def on_correction(self, failure, detail="", **_):
         self.print(f"  [yellow]↻ recovering from: {safe(failure.replace('_', ' '))}"
                    f"{': ' + safe(detail[:100]) if detail else ''}[/]")
@@ -206,10 +175,6 @@ class ConsoleUI:
     def on_condensed(self, **_):
         self.print("  [dim]history condensed to fit the context window[/]")
 
-    def on_review(self, verdict, confidence, reasons, **_):
-        style = {"approved": "green", "refine": "yellow", "flag": "red"}.get(verdict, "")
-        self.print(f"  [{style}]review: {safe(verdict)} ({confidence:.0%})[/] {safe('; '.join(reasons)[:300])}")
-
     def on_briefing(self, lines, text="", **_):
         """Say what was added, by the heading of each part ("Code the goal names", "Tests that fail ...")."""
         firsts = [part.split("\n", 1)[0] for part in text.split("\n\n") if part]
@@ -219,19 +184,6 @@ class ConsoleUI:
 
     def on_slots(self, total, **_):
         self.print(f"[dim]llama.cpp server with {total} slots: up to {total} candidates per request[/]")
-
-    def on_baseline(self, tests, lint_problems, **_):
-        self.print(f"[dim]baseline: {safe(tests or 'no tests')}; {lint_problems} lint problem(s) before the run[/]")
-
-    def on_gate(self, decision, attempt, reasons, **_):
-        style = {"accept": "green", "refine": "yellow"}.get(decision, "red")
-        self.print(f"  [{style}]gate: {decision}[/] (check {attempt}) {safe('; '.join(reasons)[:300])}")
-
-    def on_validation(self, new_failures, **_):
-        if new_failures:
-            self.print(f"  [yellow]validation: {safe('; '.join(new_failures)[:300])}[/]")
-        else:
-            self.print("  [green]validation: no new test or lint failures[/]")
 
     def on_image_build(self, line, **_):
         self.state["action"] = f"building the sandbox image: {line[:60]}"
@@ -250,43 +202,6 @@ class ConsoleUI:
         self.end_stream()
         style = "bold green" if status == "finished" else "bold red"
         self.print(f"\n[{style}]{safe(status)}[/] after {steps} steps: {safe(message[:500])}")
-
-    def on_summary(self, run_id, status, steps, usage, wall_s, changed_files, applied, apply_note, branch,
-                   record, tests=None, assumptions=(), first_action_s=None, cached_share=0.0, check=None, **_):
-        self.close()
-        tokens = f"{usage.get('prompt_tokens', 0):,}+{usage.get('completion_tokens', 0):,} tokens"
-        self.print(f"\n[bold]Run {safe(run_id)}[/]: {safe(status)}; {steps} steps, {tokens}, "
-                   f"{cost_text(usage)}, {wall_s:.1f}s")
-        for row in changed_files:
-            self.print(f"  {safe(row['path'])}  [green]+{row['added']}[/] [red]-{row['removed']}[/]")
-        if tests:
-            self.print(f"  tests: {safe(tests)}")
-        self.print(f"  {_check_line(check)}")
-        if first_action_s is not None:
-            self.print(f"  [dim]first action after {first_action_s:.0f}s; {cached_share:.0%} of prompt tokens "
-                       "after the first request came from the server's cache[/]")
-        for question in assumptions:
-            self.print(f"  [yellow]assumed an answer to:[/] {safe(question)}")
-        if applied:
-            self.print(f"[green]{safe(apply_note)}[/]. Undo with: omni undo {safe(run_id)}")
-        elif changed_files:
-            if apply_note:
-                self.print(f"[yellow]{safe(apply_note)}[/]")
-            self.print(f"The changes are on branch {safe(branch)}. Apply them with: omni apply {safe(run_id)}")
-        self.print(f"Run record: {safe(record)}")
-
-
-def _check_line(check: dict | None) -> str:
-    """The summary's line on the run's check: whether the result is verified, and by what."""
-    check = check or {"source": "none", "holds": None}
-    if check["source"] == "none":
-        return "[yellow]unchecked:[/] no check could be settled (no example in the goal, no failing test it is " \
-               "about, no reproduction test); the tests that passed before and the review are all that looked at it"
-    if check["holds"] is True:
-        return f"[green]verified:[/] the run's check holds ({safe(check['source'])})"
-    if check["holds"] is False:
-        return f"[red]not verified:[/] the run's check still fails: {safe('; '.join(check.get('failing', [])[:3]))}"
-    return f"[yellow]not verified:[/] the run ended before its check ({safe(check['source'])}) was run at a finish"
 
 
 class JsonLines:

@@ -11,20 +11,20 @@ from omni.box.local import LocalSandbox
 from omni.box.sandbox import DockerSandbox, SandboxConfig, ensure_image
 from omni.box.toolbox import Toolbox, details
 from omni.box.workspace import Workspace, WorkspaceTooLarge
-from omni.check.briefing import failing_tests, named_code
 from omni.check.examples import GoalExamples
 from omni.check.gate import FinishGate
-from omni.check.probes import goal_probes
 from omni.check.reproduction import PATH as REPRODUCTION_PATH
 from omni.check.reproduction import Reproduction
-from omni.check.settled import Check, CheckNow, CheckPasses
+from omni.check.settled import Check, CheckNow
 from omni.errors import StopRun
-from omni.goal import reports_a_fault, goal_tests
+from omni.goal.reading import read_goal
 from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
-from omni.loop.repair import RepairRung, VerifiedRepair
-from omni.loop.state import UsageMeter
+from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
+from omni.repair.strategy import RepairStrategy
+from omni.repair.verified import VerifiedRepair
 from omni.results import Action, ToolResult
+from omni.run.briefing import failing_tests, named_code
 from omni.run.buildview import building
 from omni.run.steering import TerminalSteering
 from omni.settings import Settings
@@ -107,53 +107,46 @@ def undo_hook(workspace: Workspace, sandbox):
 def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events, ui, interactive: bool,
                 system: str, files: list[str], context: str, meter: UsageMeter) -> Agent:
     sandbox, prompts = parts.sandbox, parts.prompts
-    examples = GoalExamples(request.goal)
+    reading = read_goal(request.goal)  # the goal's English, read once, for everything that needs it
+    examples = GoalExamples(reading.examples)
     gate = FinishGate(sandbox, parts.planner, prompts, events, workspace.diff_so_far, review=s.review,
                       max_refinements=s.max_refinements, criteria=request.criteria, check=lambda: check(), meter=meter)
     # before the baseline: one sandbox call at a time
     events.emit("phase", name="reading the code the goal names")
-    code = "\n\n".join(p for p in (examples.start(sandbox), named_code(sandbox, request.goal, files)) if p)
+    code = "\n\n".join(p for p in (examples.start(sandbox), named_code(sandbox, reading, files)) if p)
     if not request.plan_only:
         gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
     tools = parts.toolbox.schemas()  # requests on the steps' conversation send the steps' tools (a stable prefix)
-    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, request.goal, tools=tools)
+    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, reading.text, tools=tools)
 
     def about() -> list[str]:  # the tests failing at the start that the goal is about (settled in ready())
         return [t for t in sorted(gate.base_tests.failing) if t not in gate.unrelated]
 
     def check() -> Check:  # settled before the first step (read when used); grows with what the gate finds broken
-        at_start = sorted(gate.base_tests.failing)
         return Check(about() + sorted(gate.broken) + reproduction.tests, [vars(e) for e in examples.examples],
-                     goal_probes(request.goal, [e.expression for e in examples.examples]),
-                     at_start if gate.base_tests.ran else None)
+                     sorted(gate.base_tests.failing) if gate.base_tests.ran else None)
 
-    check_now = CheckNow(sandbox, check)  # asked by the repair rung and by CheckPasses after the same edit
-
-    repair = None
-    if s.samples > 1:
-        repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, samples=s.samples, check=check,
-                                goal=request.goal)
+    repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, samples=s.samples, check=check,
+                            reading=reading) if s.samples > 1 else None
+    strategy = RepairStrategy(repair, parts.toolbox, CheckNow(sandbox, check), reading, events,
+                              opening=s.opening_repair, finish_on_check=s.finish_on_check)
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
         failing_tests(about(), gate.base_tests.report, gate.unrelated), reproduced(reproduction.tests)) if p))
     steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox)) if interactive else None
-    rung = RepairRung(repair, parts.toolbox, check_now, request.goal, opening=s.opening_repair) if repair else None
-    after = [rung] if rung else []
-    after += [examples_hook(examples, sandbox, parts.toolbox), checkpoint_hook(workspace, events)]
+    after = [examples_hook(examples, sandbox, parts.toolbox), checkpoint_hook(workspace, events)]
 
     def ready() -> None:  # after the plan, before the first step: the baseline, then the run's check
         events.emit("phase", name="waiting for the baseline tests")
         gate.wait_baseline()
         carry_earlier(request.continued, workspace, sandbox, events)  # after the baseline: that is the user's state
         events.emit("phase", name="settling the run's check")
-        scope = goal_tests(request.goal, sorted(gate.base_tests.failing))
+        scope = reading.tests(sorted(gate.base_tests.failing))
         gate.unrelated = scope.unrelated
-        reproduce = s.reproduce and reports_a_fault(request.goal)  # a feature has no failing behaviour to show yet
+        reproduce = s.reproduce and reading.fault  # a goal asking for something new has no failing behaviour yet
         reproduction.establish(scope.about, len(examples.examples), agent.conversation.messages, reproduce,
                                scope.unrelated)
 
-    hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, repair=repair,
-                  own_action=rung.own_action if rung else lambda: None,
-                  check_passes=CheckPasses(parts.toolbox, events, check_now) if s.finish_on_check else None)
+    hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, strategy=strategy)
     config = AgentConfig(max_steps=s.max_steps, max_cost=s.max_cost, timeout=s.timeout)
     agent = Agent(task, parts, hooks, config, meter)
     return agent

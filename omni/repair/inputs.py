@@ -1,22 +1,15 @@
-"""How a rewrite answers the goal's example instead of computing it: it stops reading an input, or it
-tests for a value the example is written with.
-
-Run S, jmespath-slice-step: two rewrites of `search(expression, data, options=None)` were `return
-data[::2]` and a loop taking every second item; both passed the one-example check and the module's tests,
-and one was applied. In the candidates of all runs before it (81 that passed), no other one dropped a
-parameter. Run U, the same task: a rewrite of `visit_slice` read `if step == 2: return
-value[start:stop:step]` and reversed the list otherwise; it passed the example `'[::2]'` and changed the
-probe `'[::-1]'`, and was applied. Of the 122 candidates that passed in all stored runs, it is the only one
-that compares with `==` or `!=` to a value the goal's examples are written with.
+"""How a rewrite answers the goal's example instead of computing it, which a check of one example cannot see:
+it stops reading an input the code as it is reads (`return data[::2]` in place of a function of its
+arguments), or it tests for a value the example is written with (`if step == 2:` for an example that slices
+with a step of 2). Such a candidate does not pass (bench/README.md has the runs that found both).
 """
 
 from __future__ import annotations
 
 import ast
-import re
 import textwrap
 
-from omni.check.probes import parse_expression
+from omni.goal.examples import written_with
 
 _BOUND = ("self", "cls")  # a method that stops reading its instance can still be right
 
@@ -44,7 +37,7 @@ def special_cases(before: str, after: str, examples: list[str]) -> list[str]:
     old, new = first_statement(before), first_statement(after)
     if old is None or new is None:
         return []
-    values = {v for text in examples for v in _written_with(text)} - set(_GENERIC)
+    values = {v for text in examples for v in written_with(text)} - set(_GENERIC)
     had = {ast.dump(c) for c, _ in _equalities(old)}
     return [ast.unparse(c) for c, value in _equalities(new) if value in values and ast.dump(c) not in had]
 
@@ -56,16 +49,6 @@ def _equalities(node: ast.AST):
             constants = [side.value for side in (n.left, n.comparators[0]) if _valued(side)]
             if len(constants) == 1:
                 yield n, constants[0]
-
-
-def _written_with(expression: str) -> set:
-    tree = parse_expression(expression)
-    if tree is None:
-        return set()
-    data = {id(e) for n in ast.walk(tree) if isinstance(n, (ast.List, ast.Tuple, ast.Set, ast.Dict))
-            for e in ast.walk(n) if e is not n}
-    values = {n.value for n in ast.walk(tree) if _valued(n) and id(n) not in data}
-    return values | {int(x) for v in values if isinstance(v, str) for x in re.findall(r"-?\d+", v)}
 
 
 def _valued(node: ast.AST) -> bool:

@@ -1,40 +1,39 @@
 """Where the fix most likely goes, before the model has read anything: one definition, found from the goal
-and the run's check. Verified repair's opening round samples rewrites of it (omni/loop/repair.py).
+(omni/goal/reading.py) and the run's check. Verified repair's opening round samples rewrites of it.
 
 Tried in this order; the first rule that names exactly one definition wins:
-1. the goal says to fix it ("Fix int_convert in parse.py");
+1. the goal says to fix it ("Fix parse_size in units.py");
 2. it is not written yet: the goal's examples call one name the project does not define, and the goal names
-   one Python file outside the tests for it ("add count_reps(seq) to funcy/seqs.py"); rewrites of it are new
+   one Python file outside the tests for it ("add word_count(text) to text/stats.py"); rewrites of it are new
    functions, added to that file;
-3. a failing test is named after it (test_check_hyphen_ok tests check_hyphen_ok);
+3. a failing test is named after it (test_parse_size tests parse_size);
 4. the failing tests and the goal's examples call exactly one name the project defines, and defines once;
-5. of the functions the goal's examples run, the last one called that is named after a word of the goal
-   the examples do not spell out ("Slices with a step are ignored" and `search('[::2]', ...)` ran
-   `visit_slice` last): the symptom shows in the result, so the last such function is the nearest to it;
-6. the only short function, dunder methods aside, that the goal's examples run (`relativedelta(months=12)`
-   runs a long `__init__` and its helper `_fix`).
+5. of the functions the goal's examples run, the last one called that is named after a word of the goal the
+   examples do not spell out ("negative sizes are rejected" and `parse('-1k')` ran `check_sign` last): the
+   symptom shows in the result, so the last such function is the nearest to it;
+6. the only short function, dunder methods aside, that the goal's examples run (a constructor that calls one
+   helper: the helper).
 A definition in a test file, or longer than MAX_LINES, is never the target: its rewrites would cost
 minutes of generation on a small local model. Everything is looked up with the sandbox's read-only tools.
 """
 
 from __future__ import annotations
 
+import ast
 import builtins
-import re
+import textwrap
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from omni.box.toolbox import details
-from omni.check.briefing import defined_name, goal_files, goal_words, name_words
-from omni.check.examples import bare_calls
+from omni.goal.examples import bare_calls, spelled
+from omni.goal.reading import GoalReading, name_words
 from omni.protocols import Sandbox
 
 MAX_LINES = 80
 MAX_TESTS = 3  # failing tests whose bodies are read for rule 4
 MAX_TRACED = 6  # rule 6 looks for the one short function among at most this many the examples ran
-_FIX = re.compile(r"\bfix\s+`?([A-Za-z_][\w.]*)", re.IGNORECASE)
-_CALL = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)\s*\(")
 _NOT_PROJECT = set(dir(builtins)) | {"self", "super"}
 
 
@@ -45,22 +44,22 @@ class Target:
     why: str
 
 
-def fix_target(sandbox: Sandbox, goal: str, tests: list[str], expressions: list[str]) -> Target | None:
-    near = goal_files(goal, set())
-    for name in _FIX.findall(goal):
+def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], expressions: list[str]) -> Target | None:
+    near = reading.files_in(set())
+    for name in reading.fix:
         if found := definition(sandbox, name, near):
             return Target(found[0], found[1], f"the goal says to fix {name}")
     if new := _not_written(sandbox, near, expressions):
         return new
     named = {t: _test_name(t).removeprefix("test_") for t in tests}
-    defined = {defined_name(h.text) for h in _definitions(sandbox, [n for n in named.values() if n], "def|class")}
+    defined = {d.name for d in _definitions(sandbox, [n for n in named.values() if n]) or []}
     for test, name in named.items():  # read_symbol scans the repository: only for names defined outside tests
         if name in defined and (found := definition(sandbox, name, near)):
             return Target(found[0], found[1], f"the failing test {test} is named after it")
     called = _called(sandbox, tests[:MAX_TESTS], expressions)
     if len(called) == 1 and (found := definition(sandbox, called[0], near)):
         return Target(found[0], found[1], "the only function of the project that the check calls")
-    return _traced(sandbox, goal, expressions)
+    return _traced(sandbox, reading, expressions)
 
 
 def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> Target | None:
@@ -70,18 +69,17 @@ def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> T
     called = sorted(set().union(*map(bare_calls, expressions)) - _NOT_PROJECT)
     if len(files) != 1 or not called:
         return None
-    defined = {defined_name(h.text) for h in _definitions(sandbox, called, "def|class")}
-    assigned = sandbox.run_tool("search", {"pattern": rf"^({'|'.join(called)})\s*[:=]", "glob": "*.py"}, 60)
-    defined |= {re.match(r"\w+", h.text)[0] for h in details("search", assigned).matches} if assigned.success \
-        else set(called)
-    missing = [n for n in called if n not in defined]
+    found = _definitions(sandbox, called, ("def", "class", "assign"))
+    if found is None:  # the search did not run: nothing can be said to be missing
+        return None
+    missing = [n for n in called if n not in {d.name for d in found}]
     if len(missing) != 1 or not sandbox.run_tool("outline", {"path": files[0]}, 60).success:
         return None
     return Target(files[0], missing[0], f"the goal's examples call {missing[0]}, which is not written yet, "
                                         f"and the goal names {files[0]}")
 
 
-def _traced(sandbox: Sandbox, goal: str, expressions: list[str]) -> Target | None:
+def _traced(sandbox: Sandbox, reading: GoalReading, expressions: list[str]) -> Target | None:
     """Rules 5 and 6, from the functions the examples ran: the last one that shares a word with the goal
     (not one of the examples' own words) and is short enough to rewrite; else the only short one that is
     not a dunder method (a constructor and its one helper: the helper)."""
@@ -91,8 +89,8 @@ def _traced(sandbox: Sandbox, goal: str, expressions: list[str]) -> Target | Non
                                               "trace": True}, 90)
     if not ran.success:
         return None
-    own = {w for e in expressions for name in re.findall(r"[A-Za-z_]\w*", e) for w in name_words(name)}
-    words = goal_words(goal) - own
+    own = {w for e in expressions for name in spelled(e) for w in name_words(name)}
+    words = reading.plain - own
     called = list(dict.fromkeys((path, name) for r in details("check_examples", ran).results
                                 for path, name, _ in r.get("called", [])))
     for path, name in reversed(called):
@@ -100,7 +98,7 @@ def _traced(sandbox: Sandbox, goal: str, expressions: list[str]) -> Target | Non
         if shared and (found := definition(sandbox, name, [path])):
             return Target(found[0], found[1], f"the last function the goal's examples run that is named after "
                                               f"the goal's word {shared[0]!r}")
-    plain = [(path, name) for path, name in called if not re.fullmatch(r"__\w+__", name.rsplit(".", 1)[-1])]
+    plain = [(path, name) for path, name in called if not _dunder(name.rsplit(".", 1)[-1])]
     short = [found for path, name in plain[:MAX_TRACED] if (found := definition(sandbox, name, [path]))]
     if len(plain) <= MAX_TRACED and len(short) == 1:
         return Target(short[0][0], short[0][1], "the only short function the goal's examples run")
@@ -133,22 +131,45 @@ def _called(sandbox: Sandbox, tests: list[str], expressions: list[str]) -> list[
         if ran.success and rest:
             sources += details("read_symbol", ran).sources[:1]
     own = {_test_name(t) for t in tests}
-    calls = [(name, bool(through)) for s in sources for through, name in _CALL.findall(s)]
+    calls = [call for s in sources for call in calls_in(s)]
     names = sorted({n for n, _ in calls} - _NOT_PROJECT - own)
     names = [n for n in names if not n.startswith(("assert", "test_"))]
-    hits = _definitions(sandbox, names, "def")
-    anywhere = Counter(defined_name(h.text) for h in hits)
-    top_level = Counter(defined_name(h.text) for h in hits if not h.text[:1].isspace())
+    hits = _definitions(sandbox, names, ("def",)) or []
+    anywhere = Counter(d.name for d in hits)
+    top_level = Counter(d.name for d in hits if d.top_level)
     return sorted(n for n in names if (anywhere if any(t for m, t in calls if m == n) else top_level)[n] == 1)
 
 
-def _definitions(sandbox: Sandbox, names: list[str], kinds: str) -> list:
-    """The `def` (or `class`, per kinds) lines outside the tests that define any of names: one search."""
+def _definitions(sandbox: Sandbox, names: list[str], kinds: tuple[str, ...] = ("def", "class")) -> list | None:
+    """The definitions outside the tests of any of names, as the sandbox read them (find_definitions): one
+    search. None when it could not run."""
     if not names:
         return []
-    pattern = rf"^\s*(async\s+)?({kinds})\s+({'|'.join(sorted(set(names)))})\b"
-    ran = sandbox.run_tool("search", {"pattern": pattern, "glob": "*.py", "max_results": 1000}, 60)
-    return [h for h in (details("search", ran).matches if ran.success else []) if not is_test_file(h.path)]
+    ran = sandbox.run_tool("find_definitions", {"names": sorted(set(names)), "kinds": list(kinds)}, 60)
+    if not ran.success:
+        return None
+    return [d for d in details("find_definitions", ran).found if not is_test_file(d.path)]
+
+
+def calls_in(source: str) -> list[tuple[str, bool]]:
+    """(name, whether it is called through another name) of each call in a piece of Python source: a bare call
+    (`size(...)`) is to a module's function; `pkg.size(...)` may be a method too. Parsed, not pattern-matched."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                found.append((node.func.id, False))
+            elif isinstance(node.func, ast.Attribute):
+                found.append((node.func.attr, True))
+    return found
+
+
+def _dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
 def _test_name(test: str) -> str:

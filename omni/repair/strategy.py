@@ -1,0 +1,132 @@
+"""How verified repair reaches the loop: one object at the loop's named moments (omni/protocols.py: Strategy).
+The loop knows it only by that protocol; omni/run/wiring.py makes it."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from omni.box.toolbox import Toolbox, details
+from omni.check.settled import CheckNow
+from omni.goal.reading import GoalReading
+from omni.protocols import Events
+from omni.repair.localize import fix_target
+from omni.repair.verified import VerifiedRepair
+from omni.results import Action, ToolResult
+
+ROUNDS = 2  # times the strategy asks for candidates per definition
+
+
+class RepairStrategy:
+    """Verified repair as the loop's strategy (omni/protocols.py: Strategy), at the loop's four moments:
+
+    - own_action: omni's next action instead of the model's. First, the opening round on the definition the goal
+      and the check point to (omni/repair/localize.py), when they point to exactly one. Later, a round on the
+      definition of an edit that made the check pass, once the finish gate found tests it broke (they join it).
+    - after_action: after an edit, a round on the definition the model was working on, when its rewrite was
+      refused or changed nothing, or when its edit landed and the run's check still fails.
+    - propose: the propose_fixes tool.
+    - done: after an edit that landed, when the whole check passes, a summary for the finish gate, which is then
+      asked at once (a small model goes on reading after its fix works, until the run's limit).
+
+    At most ROUNDS rounds per definition. With repair off (--samples 1), only `done` remains."""
+
+    def __init__(self, repair: VerifiedRepair | None, toolbox: Toolbox, check_now: CheckNow, reading: GoalReading,
+                 events: Events, opening: bool = True, finish_on_check: bool = True):
+        self.repair, self.toolbox, self.check_now, self.reading = repair, toolbox, check_now, reading
+        self.events, self.finish_on_check = events, finish_on_check
+        self.rounds: Counter[tuple[str, str]] = Counter()
+        self.to_open = opening and repair is not None
+        self.passed: tuple[tuple[str, str], int] | None = None  # an edit the check passed after: (target, tests)
+
+    def propose(self, path: str, symbol: str, note: str = "") -> ToolResult:
+        if self.repair is None:
+            return ToolResult.fail("tool_error", "propose_fixes is off for this run (--samples 1); edit the code.")
+        return self.repair.propose_fixes(path, symbol, note)
+
+    def done(self, action: Action | None, result: ToolResult) -> str | None:
+        if not self.finish_on_check or action is None or action.name not in self.toolbox.editing \
+                or not result.success:
+            return None
+        check = self.check_now.check()
+        if not check or not self.check_now.holds_after(action):
+            return None
+        self.events.emit("check_passes", tests=check.tests, examples=len(check.examples))
+        return f"After the edit at this step, the run's check passes:\n{check.describe()}"
+
+    def own_action(self) -> Action | None:
+        """omni's next action of its own, in place of the model's: the opening round first; a round on the
+        definition of an edit the check passed after, once the finish gate added tests it broke; else None."""
+        if self.to_open:
+            self.to_open = False
+            return self.opening()
+        if self.repair is None or self.passed is None or len(self.check_now.check().tests) <= self.passed[1]:
+            return None
+        (path, symbol), self.passed = self.passed[0], None
+        if self.rounds[(path, symbol)] >= ROUNDS:
+            return None
+        self.rounds[(path, symbol)] += 1
+        why = "a rewrite made the check pass and broke tests that passed before"
+        self.events.emit("rung", path=path, symbol=symbol, why=why)
+        return Action(name="propose_fixes", args={"path": path, "symbol": symbol, "note": why},
+                      call_id=f"omni_rung_{self.rounds[(path, symbol)]}")
+
+    def opening(self) -> Action | None:
+        """omni's own first action: propose_fixes on the localized definition; None when nothing is localized
+        or there is no check to try fixes against."""
+        check = self.check_now.check()
+        if not check:
+            return None
+        self.events.emit("phase", name="looking for the definition to repair")
+        target = fix_target(self.repair.sandbox, self.reading, check.tests, [e["expression"] for e in check.examples])
+        if target is None:
+            return None
+        self.rounds[(target.path, target.symbol)] += 1
+        self.events.emit("opening", path=target.path, symbol=target.symbol, why=target.why)
+        return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol},
+                      call_id="omni_opening")
+
+    def after_action(self, action: Action, result: ToolResult) -> ToolResult:
+        if self.repair is None:
+            return result
+        target = self.target(action, result)
+        if action.name == "propose_fixes":  # a success: its candidate passed the check, and is applied
+            where = (str(action.args["path"]), str(action.args["symbol"]))
+            self.passed = (where, len(self.check_now.check().tests)) if result.success else None
+        if target is None:
+            return result
+        self.passed = None
+        check = self.check_now.check()
+        if self.rounds[target] >= ROUNDS or not check:
+            return result
+        if result.success and self.check_now.holds_after(action):
+            self.passed = (target, len(check.tests))
+            return result
+        self.rounds[target] += 1
+        if not result.success:
+            why = (result.error.strip().splitlines() or [""])[0][:200]
+            repaired = self.repair.propose_fixes(*target, note=f"a rewrite was refused: {why}")
+            if repaired.success:
+                self.check_now.changed()
+                return repaired.model_copy(update={"output": f"Your rewrite was refused ({why}); omni then tried "
+                                                             f"several of its own.\n{repaired.output}"})
+            return result.model_copy(update={"error": result.error + "\n\nomni also tried rewrites of its own: "
+                                             + repaired.error})
+        repaired = self.repair.propose_fixes(*target, note="an edit to it landed, and the check still fails")
+        if repaired.success:
+            self.check_now.changed()
+        said = (f"The run's check still failed after this edit, so omni tried rewrites of {target[1]} of its own: "
+                + (repaired.output if repaired.success else repaired.error))
+        return result.model_copy(update={"output": f"{result.output}\n\n{said}"})
+
+    def target(self, action: Action, result: ToolResult) -> tuple[str, str] | None:
+        """(path, definition): the rewrite's own target if it was refused; the one definition a landed
+        edit changed; else None."""
+        path = str(action.args.get("path", ""))
+        if action.name not in self.toolbox.editing or action.name == "propose_fixes" or not path:
+            return None
+        if not result.success:
+            symbol = str(action.args.get("symbol", ""))
+            refused = result.failure in ("edit_failed", "lint_failed")
+            return (path, symbol) if action.name == "replace_symbol" and refused and symbol else None
+        changed = getattr(details(action.name, result), "symbols", [])
+        return (path, changed[0]) if len(changed) == 1 else None
