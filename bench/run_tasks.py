@@ -87,11 +87,13 @@ def pass_to_pass(task: dict) -> list[str]:
     return task.get("pass_to_pass", []) + deselect if task.get("pass_to_pass") else []
 
 
-def pytest_ids(repo: Path, ids: list[str], timeout: float = 300) -> tuple[bool, str]:
+def pytest_ids(repo: Path, ids: list[str], timeout: float = 300, extra: list[str] = ()) -> tuple[bool, str]:
+    """extra: a task's own pytest arguments (`-o addopts=` where the project's addopts demand coverage of the
+    whole suite, which a subset never reaches)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(p) for p in (repo / "src", repo) if p.exists()),
                PYTHONDONTWRITEBYTECODE="1")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *ids], cwd=repo,
-                          env=env, capture_output=True, text=True, timeout=timeout, check=False)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *extra, *ids],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=timeout, check=False)
     return done.returncode == 0, done.stdout[-2000:]
 
 
@@ -118,8 +120,9 @@ def grade(task: dict, repo: Path) -> dict:
         hidden = task["dir"] / "hidden"
         if hidden.is_dir():
             shutil.copytree(hidden, copy, dirs_exist_ok=True)
-        f2p, f2p_log = pytest_ids(copy, task["fail_to_pass"])
-        p2p, p2p_log = pytest_ids(copy, pass_to_pass(task)) if task.get("pass_to_pass") else (True, "")
+        extra = task.get("pytest_args", [])
+        f2p, f2p_log = pytest_ids(copy, task["fail_to_pass"], extra=extra)
+        p2p, p2p_log = pytest_ids(copy, pass_to_pass(task), extra=extra) if task.get("pass_to_pass") else (True, "")
     return {"resolved": f2p and p2p, "fail_to_pass": f2p, "pass_to_pass": p2p,
             "log": (f2p_log if not f2p else p2p_log)[-600:]}
 
@@ -202,13 +205,14 @@ def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Pat
 def check_task(task: dict, work: Path) -> str:
     ensure_test_requires(task)
     repo = prepare(task, work)
-    failing, _ = pytest_ids(repo, task["fail_to_pass"])
-    kept, kept_log = pytest_ids(repo, pass_to_pass(task)) if task.get("pass_to_pass") else (True, "")
+    extra = task.get("pytest_args", [])
+    failing, _ = pytest_ids(repo, task["fail_to_pass"], extra=extra)
+    kept, kept_log = pytest_ids(repo, pass_to_pass(task), extra=extra) if task.get("pass_to_pass") else (True, "")
     git(repo, "checkout", "-q", "HEAD~1")
     hidden = task["dir"] / "hidden"
     if hidden.is_dir():
         shutil.copytree(hidden, repo, dirs_exist_ok=True)
-    passing, log = pytest_ids(repo, task["fail_to_pass"] + task.get("pass_to_pass", []))
+    passing, log = pytest_ids(repo, task["fail_to_pass"] + task.get("pass_to_pass", []), extra=extra)
     if failing:
         return "BAD: fail_to_pass tests already pass on the bug commit"
     if not kept:
@@ -223,6 +227,8 @@ def main() -> None:
     parser.add_argument("--agents", default="omni,mini,none")
     parser.add_argument("--agent", action="append", default=[], help="NAME='command template'")
     parser.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
+    parser.add_argument("--half", choices=("tune", "check"), help="only the tasks of one half (bench/README.md: "
+                        "tune on the tune half only; report both)")
     parser.add_argument("--base-url", default=os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1"))
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("--limit-s", type=float, default=900)
@@ -238,15 +244,15 @@ def main() -> None:
         name, _, template = item.partition("=")
         templates[name] = template
     wanted = [t for t in opts.tasks.split(",") if t]
-    tasks = [load_task(d) for d in sorted(TASKS.iterdir()) if (d / "task.json").exists()
-             and (not wanted or d.name in wanted)]
+    tasks = [task for task in (load_task(d) for d in sorted(TASKS.iterdir()) if (d / "task.json").exists()
+                               and (not wanted or d.name in wanted)) if not opts.half or task["half"] == opts.half]
     if opts.rescore:
         if not opts.rescore.is_file():
             parser.error(f"--rescore: no results file at {opts.rescore}")
         rows = rescore(opts.rescore)
         for row in rows:
             print(json.dumps({k: v for k, v in row.items() if k != "log"}))
-        print(table(rows, list(dict.fromkeys(r["agent"] for r in rows))))
+        print(by_half(rows, list(dict.fromkeys(r["agent"] for r in rows))))
         return
     if importlib.util.find_spec("pytest") is None:  # grading runs pytest here: without it nothing resolves
         parser.error(f"grading needs pytest in this Python ({sys.executable}): pip install pytest")
@@ -267,11 +273,12 @@ def main() -> None:
                         work = Path(tmp)
                         repo = prepare(task, work / "src")
                         row = {"run": run, **run_agent(agent, templates[agent], task, repo, opts, work, run)}
+                    row["half"] = task["half"]
                     print(json.dumps({k: v for k, v in row.items() if k != "log"}), flush=True)
                     out.write(json.dumps(row) + "\n")
                     out.flush()  # a long run can be read (and rescored) while it goes on
                     rows.append(row)
-    print(table(rows, opts.agents.split(",")))
+    print(by_half(rows, opts.agents.split(",")))
 
 
 def rescore(results: Path) -> list[dict]:
@@ -285,6 +292,18 @@ def rescore(results: Path) -> list[dict]:
 
 def _kept_name(task: str, agent: str, run: int) -> str:
     return f"{task}-{agent}" + (f"-run{run}" if run > 1 else "")
+
+
+def by_half(rows: list[dict], agents: list[str]) -> str:
+    """The table for each half of the tasks, the tune half and the check half apart (a row's half is the task's
+    own, also for results written before rows carried it)."""
+    halves = {t["id"]: t["half"] for t in (load_task(d) for d in TASKS.iterdir() if (d / "task.json").exists())}
+    parts = []
+    for half in ("tune", "check"):
+        mine = [r for r in rows if r.get("half", halves.get(r["task"])) == half]
+        if mine:
+            parts.append(f"## {half} half\n\n" + table(mine, agents))
+    return "\n\n".join(parts)
 
 
 def table(rows: list[dict], agents: list[str]) -> str:
