@@ -16,7 +16,7 @@ from pathlib import Path
 from common import ms
 
 from omni.box import images
-from omni.box.sandbox import docker_client
+from omni.box.engine import docker_client
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_AT = os.open in os.supports_dir_fd and os.replace in os.supports_dir_fd
+_AT = os.open in os.supports_dir_fd and os.rename in os.supports_dir_fd  # os.replace is renameat too, though not listed
 
 
 class LinkRefused(OSError):
@@ -146,6 +146,65 @@ def is_plain_file(root: Path, rel: str | os.PathLike) -> bool:
     import stat
 
     return stat.S_ISREG(st.st_mode)
+
+
+def kind(root: Path, rel: str | os.PathLike) -> str:
+    """What rel is, not following it: "f" a file, "l" a link, "d" a folder, "?" something else, "" nothing (or a
+    link on the way)."""
+    import stat
+
+    try:
+        parts = _parts(rel)
+        with _parent(root, parts) as folder:
+            mode = os.stat(parts[-1], dir_fd=folder, follow_symlinks=False).st_mode
+    except OSError:
+        return ""
+    return "d" if stat.S_ISDIR(mode) else "l" if stat.S_ISLNK(mode) else "f" if stat.S_ISREG(mode) else "?"
+
+
+def remove(root: Path, rel: str | os.PathLike) -> None:
+    """Remove rel (a folder with everything in it), following no link; nothing when it is missing."""
+    import shutil
+
+    parts = _parts(rel)
+    try:
+        with _parent(root, parts) as folder:
+            try:
+                os.unlink(parts[-1], dir_fd=folder)
+            except (IsADirectoryError, PermissionError):
+                shutil.rmtree(parts[-1], dir_fd=folder)  # fd-based: a link inside is removed, never followed
+    except FileNotFoundError:
+        pass
+
+
+def make_dir(root: Path, rel: str | os.PathLike) -> None:
+    """rel and the folders on the way, as folders (a link on the way is refused)."""
+    parts = _parts(rel)
+    with _parent(root, parts, create=True) as folder:
+        try:
+            os.mkdir(parts[-1], 0o755, dir_fd=folder)
+        except FileExistsError:
+            if not _is_dir_at(folder, parts[-1]):
+                raise LinkRefused(errno.ENOTDIR, f"{'/'.join(parts)} is not a folder") from None
+
+
+def _is_dir_at(folder: int, name: str) -> bool:
+    import stat
+
+    return stat.S_ISDIR(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+
+
+def make_link(root: Path, rel: str | os.PathLike, target: str | bytes) -> None:
+    """A symbolic link at rel (replacing a file or link there) that points at target; nothing follows it here."""
+    parts = _parts(rel)
+    with _parent(root, parts, create=True) as folder:
+        tmp = f".{parts[-1]}.{secrets.token_hex(6)}.tmp"
+        os.symlink(target, tmp, dir_fd=folder)
+        try:
+            os.replace(tmp, parts[-1], src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            os.unlink(tmp, dir_fd=folder)
+            raise
 
 
 def _is_file(fd: int) -> bool:

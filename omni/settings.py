@@ -65,6 +65,9 @@ class Settings(BaseModel):
     timeout: float | None = Field(None, gt=0, json_schema_extra=_flag("limits", "wall-clock seconds before stopping"))
     sandbox: Literal["docker", "local"] = Field("docker", json_schema_extra=_flag(
         "sandbox", "docker, or local: no container, tools run on the host (no isolation)"))
+    mount: Literal["auto", "bind", "copy"] = Field("auto", json_schema_extra=_flag(
+        "sandbox", "how the worktree reaches the container: bind (a mount; an engine on this machine), copy (in "
+        "and back; a remote engine, Docker Desktop, Podman), or auto: whichever the engine allows"))
     network: bool = Field(False, json_schema_extra=_flag("sandbox", "allow network in the sandbox"))
     image: str | None = Field(None, json_schema_extra=_flag("sandbox", "sandbox image"))
     base_image: str | None = Field(None, json_schema_extra=_flag(

@@ -87,7 +87,7 @@ def docker_ready() -> bool:
 
         client = docker.from_env(timeout=10)
         client.ping()
-        client.images.get(os.environ.get("OMNI_SANDBOX_IMAGE", "omni-sandbox:0.1.0"))
+        client.images.get(IMAGE)
         return True
     except Exception:
         return False
@@ -102,6 +102,131 @@ def docker_engine():
     import docker
 
     return docker.from_env()
+
+
+IMAGE = os.environ.get("OMNI_SANDBOX_IMAGE", "omni-sandbox:0.1.0")
+
+
+class Engine:
+    """A Docker engine a test runs against, and how its sandboxes get the worktree: "bind" (this machine's own
+    engine) or "copy" (a second engine reached over TCP, which shares no files with this machine)."""
+
+    def __init__(self, kind: str, client, env: dict[str, str]):
+        self.kind, self.client, self.env = kind, client, env
+
+    def cli_env(self, **extra: str) -> dict[str, str]:
+        return clean_env(**self.env, **extra)
+
+    def __repr__(self) -> str:
+        return self.kind
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def remote_engine(docker_engine):
+    """A second Docker engine on TCP 127.0.0.1 with its own data root, exec root and pidfile (started here, as root;
+    or the one OMNI_TEST_DOCKER_TCP names), with the sandbox image loaded from the first. Nothing of this machine's
+    files is shared with it, exactly as with a remote engine."""
+    import shutil
+    import tempfile
+    import time
+
+    import docker
+
+    url, proc, root = os.environ.get("OMNI_TEST_DOCKER_TCP", ""), None, None
+    if not url:
+        if os.geteuid() != 0 or not shutil.which("dockerd"):
+            if os.environ.get("OMNI_REQUIRE_DOCKER") == "1":
+                pytest.fail("OMNI_REQUIRE_DOCKER=1 but a second engine cannot be started (needs root and dockerd)")
+            pytest.skip("a second Docker engine needs root and dockerd (or OMNI_TEST_DOCKER_TCP)")
+        root = Path(tempfile.mkdtemp(prefix="od2-", dir="/tmp"))  # short: the engine's sockets live under it
+        port = _free_port()
+        url = f"tcp://127.0.0.1:{port}"
+        # A bridge of its own: with --bridge none an engine deletes docker0, the first engine's.
+        bridge = f"omni-d2-{port}"
+        for command in (["link", "add", bridge, "type", "bridge"],
+                        ["addr", "add", f"10.213.{port % 250}.1/24", "dev", bridge], ["link", "set", bridge, "up"]):
+            subprocess.run(["ip", *command], check=True, capture_output=True)
+        with open(root / "dockerd.log", "wb") as log:
+            proc = subprocess.Popen(["dockerd", "--host", url, "--data-root", str(root / "data"), "--exec-root",
+                                     str(root / "exec"), "--pidfile", str(root / "dockerd.pid"), "--bridge", bridge,
+                                     "--iptables=false", "--ip-masq=false"], stdout=log, stderr=log)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            client = docker.DockerClient(base_url=url, timeout=120)
+            client.ping()
+            break
+        except Exception:
+            if time.monotonic() > deadline or (proc and proc.poll() is not None):
+                pytest.fail(f"the second engine did not start: {(root / 'dockerd.log').read_text()[-2000:]}")
+            time.sleep(0.3)
+    try:
+        client.images.get(IMAGE)
+    except docker.errors.ImageNotFound:
+        client.images.load(docker_engine.images.get(IMAGE).save(named=True))
+    yield Engine("copy", client, {"DOCKER_HOST": url})
+    client.close()
+    if proc:
+        proc.terminate()
+        proc.wait(timeout=60)
+        subprocess.run(["ip", "link", "del", bridge], capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def podman_engine(docker_engine):
+    """Podman's Docker-compatible service on a socket of its own (`podman system service`), rootful, with the
+    sandbox image loaded from Docker."""
+    import shutil
+    import tempfile
+    import time
+
+    import docker
+
+    if os.geteuid() != 0 or not shutil.which("podman"):
+        if os.environ.get("OMNI_REQUIRE_DOCKER") == "1":
+            pytest.fail("OMNI_REQUIRE_DOCKER=1 but podman is missing (apt-get install podman) or not root")
+        pytest.skip("podman is not installed (or not root)")
+    folder = Path(tempfile.mkdtemp(prefix="omni-podman-"))
+    url = f"unix://{folder}/podman.sock"
+    with open(folder / "service.log", "wb") as log:
+        proc = subprocess.Popen(["podman", "system", "service", "--time=0", url], stdout=log, stderr=log)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            client = docker.DockerClient(base_url=url, timeout=120)
+            client.ping()
+            break
+        except Exception:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                pytest.fail(f"podman's service did not start: {(folder / 'service.log').read_text()[-2000:]}")
+            time.sleep(0.3)
+    try:
+        client.images.get(IMAGE)
+    except docker.errors.ImageNotFound:
+        client.images.load(docker_engine.images.get(IMAGE).save(named=True))
+    yield Engine("podman", client, {"DOCKER_HOST": url})
+    client.close()
+    proc.terminate()
+    proc.wait(timeout=60)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(params=["bind", "copy"])
+def engine(request, docker_engine):
+    """Each test that takes it runs twice: on this machine's engine (the worktree bind-mounted) and on a second
+    engine over TCP (the worktree copied in and back)."""
+    if request.param == "bind":
+        return Engine("bind", docker_engine, {})
+    return request.getfixturevalue("remote_engine")
 
 
 def clean_env(**extra: str) -> dict[str, str]:

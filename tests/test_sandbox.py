@@ -20,13 +20,18 @@ from omni.box.workspace import Workspace, find_repo
 pytestmark = pytest.mark.docker
 
 
-@pytest.fixture(scope="module")
-def box(tmp_path_factory, docker_engine):
+@pytest.fixture(scope="module", params=["bind", "copy"])
+def box(request, tmp_path_factory, docker_engine):
+    """One sandbox for the module's tests, on each path: this machine's engine with the worktree bind-mounted, and
+    a second engine over TCP with the worktree copied in and back."""
+    client = docker_engine if request.param == "bind" else request.getfixturevalue("remote_engine").client
     os.environ["OPENAI_API_KEY"] = "sk-must-not-leak"  # present in omni's own environment
     repo = make_repo(tmp_path_factory.mktemp("sbx") / "repo", CALC)
     workspace = Workspace(find_repo(repo), "sandbox-test")
     workspace.create()
-    sandbox = DockerSandbox("sandbox-test", workspace.path, repo / ".git", SandboxConfig(project_env=False))
+    sandbox = DockerSandbox("sandbox-test", workspace.path, repo / ".git", SandboxConfig(project_env=False),
+                            client=client)
+    assert sandbox.mount.kind == request.param
     sandbox.repo = repo
     yield sandbox
     sandbox.close()
@@ -57,10 +62,17 @@ def test_inspect_shows_every_hardening_setting(box):
     assert "/tmp" in host["Tmpfs"] and "size=" in host["Tmpfs"]["/tmp"]
     assert config["User"] and not config["User"].startswith("0")
     mounts = {m["Destination"]: m for m in box.container.attrs["Mounts"]}
-    assert mounts["/workspace/.git"]["RW"] is False and mounts["/omni/tools"]["RW"] is False
     git_dir = box.repo / ".git"
-    assert str(git_dir) not in mounts  # only the parts git needs, never the whole folder
-    assert mounts[str(git_dir / "objects")]["RW"] is False and mounts[str(git_dir / "config")]["RW"] is False
+    if box.mount.kind == "bind":
+        assert mounts["/workspace/.git"]["RW"] is False and mounts["/omni/tools"]["RW"] is False
+        assert str(git_dir) not in mounts  # only the parts git needs, never the whole folder
+        assert mounts[str(git_dir / "objects")]["RW"] is False and mounts[str(git_dir / "config")]["RW"] is False
+    else:  # copied: no host folder at all, only the container's own volumes (root's where it may not write)
+        assert host["Binds"] in (None, []) and {m["Type"] for m in mounts.values()} == {"volume"}
+        assert sorted(mounts) == sorted(["/workspace", "/omni/tools", str(git_dir)])
+        for path in ("/omni/tools/server.py", f"{git_dir}/config", f"{git_dir}/objects", "/workspace/.git"):
+            refused = sh(box, f"touch {path}/x 2>&1 || echo x >> {path}")
+            assert not refused.success, path
     sources = {m["Source"] for m in mounts.values()}
     assert not any("docker.sock" in s for s in sources)
     assert str(Path.home()) not in sources

@@ -36,7 +36,9 @@ from context import BUDGET, Context, result
 from workspace import ToolError
 
 PING, LIST = "__ping__", "__list__"  # the host's readiness probe and install check, not tools
+PULL, PUSH = "__pull__", "__push__"  # the copied workspace's exchanges with the host (tools/mirror.py)
 TOOLS: dict = {}  # name -> function, from the table the host passes at start (made from specs.py)
+MIRROR: list = []  # with --mirror: the Mirror of the copied workspace
 WATCH_S = 1.0  # how often the budget watch looks while anything but the server runs
 
 
@@ -53,6 +55,12 @@ def call(root: Path, name: str, args: dict, cancelled=lambda: False) -> dict:
         return result(True, "")
     if name == LIST:
         return result(True, "\n".join(sorted(TOOLS)))
+    if name in (PULL, PUSH):
+        if not MIRROR:
+            return result(False, error="this workspace is not a copy", failure="sandbox_error")
+        if name == PULL and (over := BUDGET.over()):  # nothing of an overgrown tree goes to the host
+            return result(False, error=over, failure="workspace_full")
+        return result(True, **(MIRROR[0].pull() if name == PULL else MIRROR[0].push(args.get("entries", []))))
     tool = TOOLS.get(name)
     if tool is None:
         return result(False, error=f"unknown tool {name!r}; known: {', '.join(sorted(TOOLS))}",
@@ -204,6 +212,8 @@ def main() -> None:
     parser.add_argument("--stdio", action="store_true", help="serve requests on stdin and stdout")
     parser.add_argument("--contained", action="store_true", help="in a container of its own: past the budget, "
                         "kill every other process of the sandbox user")
+    parser.add_argument("--mirror", action="store_true", help="the workspace is a copy: answer the host's "
+                        "__pull__ and __push__ (tools/mirror.py)")
     parser.add_argument("--root")
     parser.add_argument("--tools", help="JSON {module: [tool names]}")
     opts = parser.parse_args()
@@ -215,6 +225,10 @@ def main() -> None:
     TOOLS.update(load_tools(json.loads(opts.tools)))
     root = Path(opts.root).resolve()
     BUDGET.begin(root)
+    if opts.mirror:
+        from mirror import Mirror
+
+        MIRROR.append(Mirror(str(root)))
     serve_stdio(root, opts.contained)
 
 

@@ -2,33 +2,31 @@
 reached through the channel in omni/box/channel.py. (LocalSandbox, the opt-in without a container, is in
 omni/box/local.py.)
 
-While host code reads or writes the worktree (git's staging, a reset, handing files back), the container is held
-(`docker pause`, the cgroup freezer): a process in it cannot swap a folder for a link under host git's feet."""
+The worktree reaches the container one of two ways (omni/box/engine.py chooses): bind-mounted, with the container
+held while host code touches it (omni/box/bound.py), or copied in and back for an engine that does not share this
+machine's files (omni/box/copied.py). Everything else is the same on both."""
 
 from __future__ import annotations
 
-import contextlib
 import grp
 import json
 import os
 import pwd
 import socket
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from omni.box import images
+from omni.box.bound import BoundWorktree, MountNotSeen
 from omni.box.channel import DockerStream, RunDir, ToolStream, pid_alive, server_env
-from omni.box.gitmounts import git_mounts
+from omni.box.copied import CopiedWorktree
+from omni.box.engine import MountChoice, choose_mount, docker_client, is_podman
 from omni.box.toolbox import server_table
-from omni.box.workspace import walk_tree
-from omni.errors import SandboxError, UsageError
+from omni.errors import SandboxError
 from omni.settings import Settings
-from omni.resources import data_dir
 from omni.results import ToolResult
 
 LABEL = "org.omni.run"
@@ -36,15 +34,9 @@ TOOLS_PYTHON = "/opt/omni-tools/bin/python"  # the tool runtime's own Python in 
 # When omni runs as root, the container runs as a uid that no account on this host has, so no other
 # local user shares it (a shared uid could read the server's environment or enter its folder).
 SANDBOX_UIDS = range(61000, 62000)
-NO_DOCKER = (
-    "No Docker engine answered ({reason}).\n"
-    "omni runs every tool in a Docker container. Install Docker (https://docs.docker.com/engine/install/,\n"
-    "or `apt-get install docker.io` on Debian/Ubuntu) and start it (`sudo systemctl start docker`, or\n"
-    "`sudo dockerd &`), then check with `docker info`.\n"
-    "To run without a container, on an isolated copy of the repo, pass --sandbox local (no isolation)."
-)
-
-
+# Open files in a Podman sandbox: Podman's own defaults (for processes too) are more than a container without
+# capabilities may be given, so both are set; processes to the pids limit.
+PODMAN_NOFILE = 4096
 class SandboxConfig(BaseModel):
     """How the sandbox container is made."""
 
@@ -58,17 +50,7 @@ class SandboxConfig(BaseModel):
     ca_bundle: str | None = Field(None, description="CA bundle for image builds behind a TLS proxy")
     project_env: bool = Field(True, description="install the repo's dependencies in a cached layer")
     workspace_limit_mb: int | None = Field(None, description="MiB the workspace may grow by (no file larger)")
-
-
-def docker_client():
-    import docker
-
-    try:
-        client = docker.from_env(timeout=120)
-        client.ping()
-        return client
-    except Exception as exc:  # docker raises several unrelated types when no engine answers
-        raise UsageError(NO_DOCKER.format(reason=str(exc).splitlines()[0][:200])) from exc
+    mount: str = Field("auto", description="how the worktree reaches the container: bind, copy, or auto")
 
 
 def remove_stale(client) -> list[str]:
@@ -79,18 +61,9 @@ def remove_stale(client) -> list[str]:
         host = container.labels.get("org.omni.host", "")
         alive = host == socket.gethostname() and pid > 0 and pid_alive(pid)
         if not alive:
-            container.remove(force=True)
+            container.remove(force=True, v=True)  # with its volumes (the copied workspace's)
             removed.append(container.name)
     return removed
-
-
-def _chown_tree(root: Path, uid: int) -> None:
-    """Give the worktree (not its .git pointer) to uid; used only when omni runs as root, and only while the
-    container is not running or is held (a folder swapped for a link mid-walk would lead lchown elsewhere)."""
-    os.chown(root, uid, uid)
-    for entry, _, _ in walk_tree(root):
-        with contextlib.suppress(OSError):
-            os.lchown(entry.path, uid, uid)
 
 
 def unused_uid() -> int:
@@ -152,41 +125,57 @@ class DockerSandbox:
         if config.project_env:
             image = self._project_image(workspace, image, emit)
         self.workspace = workspace
-        self.owner = self._container_user(workspace)
+        self.mount: MountChoice = choose_mount(self.client, config.mount)
+        self.owner = self._container_user()
         self.run_dir = RunDir()
-        volumes = {
-            str(workspace): {"bind": "/workspace", "mode": "rw"},
-            str(data_dir("tools")): {"bind": "/omni/tools", "mode": "ro"},
-            **git_mounts(workspace, git_dir, self.run_dir.path),
-        }
-        limit = config.workspace_limit_mb * 2**20 if config.workspace_limit_mb else None
-        self._held, self._hold_lock, self.closed = 0, threading.Lock(), False
+        self.closed = False
         try:
-            self.container = self._start(run_id, image, config, _environment(image), volumes, limit)
+            self._start(run_id, image, config, git_dir, test_command, base_rev)
+        except MountNotSeen as exc:  # the engine said it is local, but the mount is empty: copy instead
+            self._discard()
+            self.mount = MountChoice("copy", f"the engine does not see this machine's files ({exc})")
+            self._start(run_id, image, config, git_dir, test_command, base_rev)
+        if image.startswith("omni-project:"):
+            self._check_install(emit)
+
+    def _start(self, run_id: str, image: str, config: SandboxConfig, git_dir: Path, test_command: str,
+               base_rev: str) -> None:
+        self.files = BoundWorktree(self.workspace, git_dir, self.owner, self.run_dir.path) \
+            if self.mount.kind == "bind" else CopiedWorktree(self.workspace, git_dir, self.owner)
+        limit = config.workspace_limit_mb * 2**20 if config.workspace_limit_mb else None
+        try:
+            self.container = self._create(run_id, image, config, _environment(image), limit)
+            self.files.fill(self.container)
+            self.container.start()
             self.channel = ToolStream(DockerStream(self.client, self.container, [
-                TOOLS_PYTHON, "/omni/tools/server.py", "--stdio", "--contained", "--root", "/workspace",
-                "--tools", json.dumps(server_table())], self.owner, server_env(test_command, base_rev, limit)))
+                TOOLS_PYTHON, "/omni/tools/server.py", "--stdio", "--contained", *self.files.server_flags,
+                "--root", "/workspace", "--tools", json.dumps(server_table())], self.owner,
+                server_env(test_command, base_rev, limit)))
             self.channel.wait_ready()
+            self.files.started(self.channel)
+        except MountNotSeen:
+            raise
         except Exception as exc:
             logs = self._logs()
             self.close()
             raise SandboxError(f"could not start the sandbox: {exc}{logs}") from exc
-        if image.startswith("omni-project:"):
-            self._check_install(emit)
 
-    def _start(self, run_id: str, image: str, config: SandboxConfig, environment: dict, volumes: dict,
-               limit: int | None):
+    def _create(self, run_id: str, image: str, config: SandboxConfig, environment: dict, limit: int | None):
         """The container, hardened: not root, no capabilities, read-only root, limits, no network."""
         from docker.types import Ulimit
 
-        return self.client.containers.run(
+        ulimits = [Ulimit(name="fsize", soft=limit, hard=limit)] if limit else []
+        if is_podman(self.client):
+            ulimits += [Ulimit(name="nofile", soft=PODMAN_NOFILE, hard=PODMAN_NOFILE),
+                        Ulimit(name="nproc", soft=config.pids, hard=config.pids)]
+        return self.client.containers.create(
             image, [TOOLS_PYTHON, "/omni/tools/server.py", "--idle"],
-            name=f"omni-{run_id}", detach=True, user=f"{self.owner[0]}:{self.owner[1]}", working_dir="/workspace",
-            environment=environment, volumes=volumes,
+            name=f"omni-{run_id}", user=f"{self.owner[0]}:{self.owner[1]}", working_dir="/workspace",
+            environment=environment, **self.files.create_args(),
             labels={LABEL: run_id, "org.omni.pid": str(os.getpid()), "org.omni.host": socket.gethostname()},
             read_only=True, tmpfs={"/tmp": f"rw,nosuid,nodev,size={config.tmp_size},mode=1777"},
             cap_drop=["ALL"], security_opt=["no-new-privileges"], pids_limit=config.pids,
-            ulimits=[Ulimit(name="fsize", soft=limit, hard=limit)] if limit else None,
+            ulimits=ulimits or None,
             mem_limit=config.memory, memswap_limit=config.memory, nano_cpus=int(config.cpus * 1e9),
             network_mode="bridge" if config.network else "none", stdin_open=False, tty=False)
 
@@ -210,20 +199,21 @@ class DockerSandbox:
                  "record: omni show)", failed=True)
             return image
 
-    @staticmethod
-    def _container_user(workspace: Path) -> tuple[int, int]:
-        uid, gid = os.getuid(), os.getgid()
-        if uid != 0:
-            return uid, gid  # files the agent creates belong to the user
-        uid = unused_uid()  # root user: hand the copy to a uid of its own for the run
-        _chown_tree(workspace, uid)
+    def _container_user(self) -> tuple[int, int]:
+        """omni's own user; when omni runs as root, a uid of the run's own (the bound worktree is handed to it)."""
+        if os.getuid() != 0:
+            return os.getuid(), os.getgid()  # files the agent creates belong to the user
+        uid = unused_uid()
         return uid, uid
 
+    def hold(self):
+        """A block in which host code reads or writes the worktree (bound: the container is paused; copied: the
+        container's changes come back first)."""
+        return self.files.hold()
+
     def give_back(self) -> None:
-        """After host-side git rewrote files (/undo), hand them to the container user again."""
-        if os.getuid() == 0:
-            with self.hold():
-                _chown_tree(self.workspace, self.owner[0])
+        """After host git rewrote files (/undo, a carried run): the container's again."""
+        self.files.give_back()
 
     def _logs(self) -> str:
         try:
@@ -231,32 +221,21 @@ class DockerSandbox:
         except Exception:  # noqa: BLE001 - no container, or the engine is gone: nothing more to say
             return ""
 
-    @contextmanager
-    def hold(self) -> Iterator[None]:
-        """No process in the container runs while host code is inside this block (nested blocks hold once)."""
-        with self._hold_lock:
-            if self._held == 0 and not self.closed:
-                self.container.pause()
-            self._held += 1
-        try:
-            yield
-        finally:
-            with self._hold_lock:
-                self._held -= 1
-                if self._held == 0 and not self.closed:
-                    self.container.unpause()
-
     def run_tool(self, name: str, args: dict[str, Any], timeout: float) -> ToolResult:
         return self.channel.call(name, args, timeout)
 
-    def close(self) -> None:
-        self.closed = True
+    def _discard(self) -> None:
+        """The container and its channel, gone (the worktree's files stay as they are)."""
         if getattr(self, "channel", None) is not None:
             self.channel.close()
+        self.files.closed = True
         try:
-            self.container.remove(force=True)
+            self.container.remove(force=True, v=True)
         except Exception:  # noqa: BLE001 - already gone, or never made
             pass
-        if os.getuid() == 0 and self.workspace.exists():  # give the copy back to its owner
-            _chown_tree(self.workspace, 0)
+        self.files.close()
+
+    def close(self) -> None:
+        self.closed = True
+        self._discard()
         self.run_dir.remove()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -15,10 +16,10 @@ from omni.errors import UsageError
 def _sandbox(args) -> int:
     from rich.console import Console
 
-    from omni.box import images, sandbox
+    from omni.box import engine, images, sandbox
     from omni.run.buildview import building
 
-    client = sandbox.docker_client()
+    client = engine.docker_client()
     if args.action == "clean":
         removed = sandbox.remove_stale(client)
         print(f"removed {len(removed)} stale sandbox container(s)")
@@ -34,10 +35,8 @@ def _sandbox(args) -> int:
 
 
 def _config(args) -> int:
-    """Every value a run would use and where it comes from, the model's endpoint included. Outside a
-    repository it shows the user-level layers (there is no repo config)."""
-    import os
-
+    """Every value a run would use and where it comes from, the model's endpoint and the sandbox's engine
+    included. Outside a repository it shows the user-level layers (there is no repo config)."""
     from omni import settings
     from omni.cli.options import SETTING_FLAGS
     from omni.model.endpoint import ORDER, resolve_endpoint
@@ -60,13 +59,39 @@ def _config(args) -> int:
         found = resolve_endpoint(effective.base_url, effective.api_key, os.environ, effective.model)
     except UsageError as exc:
         print(f"{'endpoint':<16} = {'null':<36} # {str(exc).splitlines()[0]}")
-        return 0
+        found = None
+    if found is not None:
+        _endpoint(found, sources)
+    if effective.sandbox == "docker":
+        _engine(effective.mount)
+    return 0
+
+
+def _endpoint(found, sources) -> None:
     key = found.key if found.key_from.startswith("none needed") else "***"  # a real key is never printed
     print(f"{'endpoint':<16} = {json.dumps(found.url):<36} # {_from(found.url_from, sources['base_url'])}")
     print(f"{'endpoint key':<16} = {json.dumps(key):<36} # {_from(found.key_from, sources['api_key'])}")
     if found.note:
         print(f"# note: {found.note}")
-    return 0
+
+
+def _engine(asked: str) -> None:
+    """The engine a run would use, and how the worktree would reach its containers, and why."""
+    from omni.box.engine import choose_mount, docker_client, endpoint
+
+    host, _ = endpoint()
+    where = "environment variable DOCKER_HOST" if os.environ.get("DOCKER_HOST") else \
+        "the current Docker context" if host else "the default socket"
+    print("# the sandbox's engine, and how the worktree reaches it")
+    try:
+        client = docker_client(timeout=10)
+    except UsageError as exc:
+        print(f"{'engine':<16} = {json.dumps(host or 'unix:///var/run/docker.sock'):<36} # {where}; "
+              f"{str(exc).splitlines()[0]}")
+        return
+    choice = choose_mount(client, asked)
+    print(f"{'engine':<16} = {json.dumps(client.omni_endpoint):<36} # {where}")
+    print(f"{'worktree':<16} = {json.dumps(choice.kind):<36} # {choice.reason}")
 
 
 def _from(name: str, setting_source: str) -> str:

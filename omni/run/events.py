@@ -9,7 +9,7 @@ from typing import Any
 COMMON = ("seq", "time", "kind", "type")
 FIELDS: dict[str, tuple[str, ...]] = {
     "run_start": ("run_id", "goal", "model", "planner", "tool_mode", "sandbox", "repo", "branch", "instructions",
-                  "endpoint", "profile", "continues"),
+                  "endpoint", "profile", "continues", "mount", "mount_reason"),
     "phase": ("name",),
     "plan": ("reason", "version", "steps"),
     "step": ("n", "max", "plan_step"),

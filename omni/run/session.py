@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.console import Console
 
 from omni.box.hostgit import GitError
-from omni.box.sandbox import docker_client
+from omni.box.engine import docker_client
 from omni.box.toolbox import Toolbox, details
 from omni.box.workspace import Workspace, ensure_omni_dir, find_repo
 from omni.errors import EXIT_CODES, ForceQuit, ModelError, SandboxError, UsageError
@@ -107,6 +107,8 @@ def _run(run: Run, models, engine, warm: threading.Thread) -> None:
     events.emit("run_start", run_id=run.run_id, goal=request.goal, model=model.name, planner=planner.name,
                 tool_mode=model.tool_mode, sandbox=run.sandbox.kind, repo=str(root), branch=workspace.branch,
                 instructions=loaded, endpoint=action_config.base_url, profile=s.profile,
+                mount=getattr(getattr(run.sandbox, "mount", None), "kind", ""),
+                mount_reason=getattr(getattr(run.sandbox, "mount", None), "reason", ""),
                 continues=request.continued.run_id if request.continued else "")
     files = details("list_files", run.sandbox.run_tool("list_files", {"max_results": 60}, 60)).files
     system = wiring.system_prompt(prompts, run.sandbox, workspace, model.tool_mode, toolbox, context)

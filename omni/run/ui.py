@@ -89,9 +89,12 @@ class ConsoleUI:
 
     # ---- events -------------------------------------------------------------------------------
     def on_run_start(self, run_id, goal, model, tool_mode, sandbox, instructions=(), endpoint="", profile="",
-                     continues="", **_):
+                     continues="", mount="", mount_reason="", **_):
         self.print(f"[bold]omni[/] run {run_id}  model [cyan]{safe(model)}[/] at {safe(endpoint)} ({tool_mode} tools, "
                    f"{sandbox} sandbox{', small-model profile' if profile == 'small' else ''})")
+        if mount:
+            how = "bind-mounted" if mount == "bind" else "copied in and back"
+            self.print(f"[dim]worktree {how}: {safe(mount_reason)}[/]")
         if continues:
             self.print(f"[bold]Continues run[/] {safe(continues)}")
         self.print(f"[bold]Goal:[/] {safe(goal)}")

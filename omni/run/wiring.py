@@ -31,7 +31,7 @@ from omni.settings import Settings
 
 
 def sandbox_config(s: Settings) -> SandboxConfig:
-    config = SandboxConfig(network=s.network, workspace_limit_mb=s.max_workspace_mb)
+    config = SandboxConfig(network=s.network, workspace_limit_mb=s.max_workspace_mb, mount=s.mount)
     return config.model_copy(update={k: v for k, v in (("image", s.image), ("base_image", s.base_image)) if v})
 
 
