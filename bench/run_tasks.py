@@ -236,6 +236,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("bench-results.jsonl"))
     parser.add_argument("--runs", type=int, default=1, help="run every task this many times (a 1.5B model is noisy)")
     parser.add_argument("--check", action="store_true", help="verify the tasks themselves and exit")
+    parser.add_argument("--via-batch", action="store_true", help="run the omni agent's tasks through `omni batch` "
+                        "(the feature's own path), --workers at once")
+    parser.add_argument("--workers", type=int, default=1, help="with --via-batch: tasks at once")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="with --via-batch: one more omni setting for every task")
     parser.add_argument("--rescore", type=Path, help="print the table of a results file, metrics re-read "
                         "from the records kept in <results>.logs/")
     opts = parser.parse_args()
@@ -267,8 +272,16 @@ def main() -> None:
     rows = []
     with opts.out.open("a") as out:
         for run in range(1, opts.runs + 1):  # run by run, so a stopped benchmark has whole runs
+            batched = run_via_batch(tasks, opts, run) if opts.via_batch and "omni" in opts.agents.split(",") else {}
             for task in tasks:
                 for agent in opts.agents.split(","):
+                    if agent == "omni" and batched:
+                        row = {"run": run, **batched[task["id"]], "half": task["half"]}
+                        print(json.dumps({k: v for k, v in row.items() if k != "log"}), flush=True)
+                        out.write(json.dumps(row) + "\n")
+                        out.flush()
+                        rows.append(row)
+                        continue
                     with tempfile.TemporaryDirectory(prefix=f"{task['id']}-{agent}-") as tmp:
                         work = Path(tmp)
                         repo = prepare(task, work / "src")
@@ -279,6 +292,43 @@ def main() -> None:
                     out.flush()  # a long run can be read (and rescored) while it goes on
                     rows.append(row)
     print(by_half(rows, opts.agents.split(",")))
+
+
+def run_via_batch(tasks: list[dict], opts, run: int) -> dict[str, dict]:
+    """The omni agent's rows for one run, through `omni batch`: each task's repository prepared here, the batch run
+    on fresh clones of them, each run's diff applied to its repository, then graded as any agent's work."""
+    rows = {}
+    with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
+        work = Path(tmp)
+        repos, lines = {}, []
+        settings = {"review": False, "tools": "core", "max_tokens": 1024, "max_steps": opts.max_steps,
+                    "base_url": opts.base_url, "model": opts.model, "timeout": opts.limit_s}
+        for task in tasks:
+            repos[task["id"]] = prepare(task, work / task["id"] / "src")
+            lines.append(json.dumps({"id": task["id"], "repo": str(repos[task["id"]]), "goal": task["goal"],
+                                     "settings": {**settings, **dict(p.split("=", 1) for p in opts.set)}}))
+        (work / "tasks.jsonl").write_text("\n".join(lines) + "\n")
+        env = dict(os.environ, OPENAI_API_KEY=os.environ.get("OPENAI_API_KEY", "sk-local"))
+        subprocess.run([sys.executable, "-m", "omni.cli", "batch", str(work / "tasks.jsonl"), "--out",
+                        str(work / "out"), "--workers", str(opts.workers)], env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=opts.limit_s * len(tasks) + 600)
+        for task in tasks:
+            record, repo = work / "out" / task["id"], repos[task["id"]]
+            result = json.loads((record / "result.json").read_text()) if (record / "result.json").is_file() else {}
+            patch = record / "diff.patch"
+            if patch.is_file() and patch.stat().st_size:
+                subprocess.run(["git", "apply", "--binary", str(patch)], cwd=repo, capture_output=True)
+            keep = opts.out.with_suffix(".logs") / _kept_name(task["id"], "omni", run)
+            keep.mkdir(parents=True, exist_ok=True)
+            for name in ("omni.log", "events.jsonl"):
+                if (record / name).is_file():
+                    shutil.copy(record / name, keep / ("agent.log" if name == "omni.log" else name))
+            metrics = omni_metrics(record / "events.jsonl") if (record / "events.jsonl").is_file() else \
+                agent_metrics("none", [], Path("-"))
+            rows[task["id"]] = {"task": task["id"], "agent": "omni", "wall_s": result.get("wall_s", 0.0),
+                                "timed_out": result.get("status") == "limit_time", "exit_code": result.get("exit_code"),
+                                **metrics, **grade(task, repo)}
+    return rows
 
 
 def rescore(results: Path) -> list[dict]:

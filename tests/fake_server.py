@@ -15,6 +15,8 @@ slots=N: GET /props answers {"total_slots": N}, as llama.cpp's server does (othe
 Options on any reply turn: "omit_ids": true (no tool call ids), "usage": {...},
 "finish_reason": "length" (a reply cut off at max_tokens; default "tool_calls" or "stop").
 When the script is exhausted the server answers 500 "script exhausted", so a test sees it.
+Scripts for runs at once: add_for(KEY, *turns) gives the turns to the requests whose first messages hold KEY (a
+marker in each run's goal); they are taken before the shared script.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ class FakeOpenAI:
                  structured: bool = True, slots: int | None = None):
         self.slots = slots
         self.script = list(script or [])
+        self.keyed: dict[str, list[dict[str, Any]]] = {}
+        self.in_flight = self.most_in_flight = 0  # chat requests being answered at once, and the most ever
         self.requests: list[dict[str, Any]] = []
         self.probes: list[dict[str, Any]] = []
         self.structured = structured
@@ -59,10 +63,28 @@ class FakeOpenAI:
         with self.lock:
             self.script.extend(turns)
 
+    def served_for(self, key: str) -> int:
+        """How many requests of the runs marked KEY were answered from its script."""
+        with self.lock:
+            return sum(key in json.dumps(body.get("messages", [])[:2]) for body in self.requests)
+
+    def counted(self, delta: int) -> None:
+        with self.lock:
+            self.in_flight += delta
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+
+    def add_for(self, key: str, *turns: dict[str, Any]) -> None:
+        with self.lock:
+            self.keyed.setdefault(key, []).extend(turns)
+
     def next_turn(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any] | None:
         with self.lock:
             self.requests.append(body)
             self.headers.append(headers)
+            opening = json.dumps(body.get("messages", [])[:2])
+            for key, turns in self.keyed.items():
+                if key in opening:
+                    return turns.pop(0) if turns else None
             return self.script.pop(0) if self.script else None
 
 
@@ -82,6 +104,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": "not found"}})
 
     def do_POST(self) -> None:
+        self.fake.counted(1)
+        try:
+            self._post()
+        finally:
+            self.fake.counted(-1)
+
+    def _post(self) -> None:
         length = int(self.headers.get("content-length", 0))
         try:
             body = json.loads(self.rfile.read(length) or b"{}")
@@ -151,6 +180,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")  # the body ends with the connection, as HTTP/1.1 has it
+        self.close_connection = True
         self.end_headers()
         base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
                 "model": body.get("model", self.fake.model)}

@@ -58,3 +58,21 @@ def test_several_runs_are_counted_per_run_and_per_task(tmp_path):
     assert "| none | 0/2 | 0, 0 | 0.0 | 0 |" in done.stdout and "| fixer | 2/2 | 1, 1 | 1.0 | 1 |" in done.stdout
     assert "| parse-negative-int | 0/2 | 2/2 |" in done.stdout
     assert (tmp_path / "results.logs" / "parse-negative-int-fixer-run2").is_dir()
+
+
+def test_the_runner_can_run_its_tasks_through_omni_batch(fake, tmp_path, docker_engine):
+    fix = {"tool": "replace_in_file", "args": {"path": "parse.py",
+                                               "old_text": '        if string[0] == "-":\n            sign = 1\n',
+                                               "new_text": '        if string[0] == "-":\n            sign = -1\n'}}
+    fake.add({"text": "1. Fix the sign\n2. Finish"}, fix, {"tool": "finish", "args": {"summary": "fixed"}})
+    out = tmp_path / "results.jsonl"
+    test_flags = [arg for pair in ("tool_mode=native", "reproduce=false", "samples=1", "finish_on_check=false",
+                                   "opening_repair=false") for arg in ("--set", pair)]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--tasks", "parse-negative-int", "--agents", "omni",
+         "--via-batch", "--workers", "2", *test_flags, "--base-url", fake.base_url, "--model", "fake-model",
+         "--limit-s", "300", "--out", str(out)], capture_output=True, text=True, timeout=900, env=clean_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    row = json.loads(out.read_text().splitlines()[0])
+    assert row["agent"] == "omni" and row["resolved"] is True and row["steps"] == 2 and row["status"] == "finished"
+    assert (tmp_path / "results.logs" / "parse-negative-int-omni" / "events.jsonl").is_file()

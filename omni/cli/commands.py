@@ -1,4 +1,4 @@
-"""Subcommands: sandbox build|clean, config, runs, show, diff, apply, undo (and plan/run for task specs)."""
+"""Subcommands: sandbox build|clean, config, runs, show, diff, apply, undo (plan/run for task specs, batch)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from omni.box.workspace import find_repo
-from omni.cli import history, specrun
+from omni.cli import batchcmd, history, specrun
 from omni.cli.parsing import SHELLS, Parser, completion
 from omni.errors import UsageError
 
@@ -143,6 +143,7 @@ def parser() -> Parser:
                              "(interrupted, flagged, unverified) without asking")
     sub.add_parser("completion", help="print a shell completion script").add_argument("shell", choices=SHELLS)
     specrun.add_commands(sub)
+    batchcmd.add_command(sub)
     return p
 
 
@@ -162,6 +163,8 @@ def main(argv: list[str]) -> int:
     args = parse.parse_args(argv)
     if args.command in ("plan", "run"):
         return specrun.main(parse, args)
+    if args.command == "batch":
+        return batchcmd.main(args)
     if args.command == "completion":
         sys.stdout.write(completion(completion_parser(), args.shell))
         return 0

@@ -14,7 +14,7 @@ from omni.cli.parsing import Parser
 from omni.errors import EXIT_CODES, ForceQuit, OmniError, UsageError
 from omni.visible import visible
 
-SUBCOMMANDS = ("sandbox", "runs", "show", "diff", "apply", "undo", "config", "trust", "plan", "run",
+SUBCOMMANDS = ("sandbox", "runs", "show", "diff", "apply", "undo", "config", "trust", "plan", "run", "batch",
                "completion")
 EPILOG = """subcommands:
   omni sandbox build|clean    build the sandbox image (--offline-base: without a registry) / remove stale ones
@@ -23,6 +23,7 @@ EPILOG = """subcommands:
   omni runs [--prune]         past runs, newest first (--prune: drop branches of runs never applied)
   omni show|diff|apply|undo [RUN]   one run: its id, a prefix, or `last` (the default)
   omni plan GOAL --spec F     write a YAML task spec;  omni run F   execute one
+  omni batch TASKS            many goals, each on a fresh clone (--workers N here, --ray on a cluster)
   omni completion bash|zsh|fish     a shell completion script
 
 exit codes: 0 finished, 1 failed or flagged, 2 usage or configuration error, 3 a limit was reached,
