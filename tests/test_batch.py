@@ -69,6 +69,7 @@ def kill_when_running(fake, key: str, pid_file, timeout: float = 120) -> int:
 
 def test_a_local_batch_keeps_each_record_retries_a_killed_run_and_skips_what_is_done(tmp_path, fake, docker_engine):
     keys = ["t1", "t2", "t3", "t4"]
+    fake.add_for("t1", {"status": 429, "headers": {"Retry-After": "1"}, "error": "slow down"})  # through the relay
     for key in keys:
         killed_then_scripted(fake, key) if key == "t2" else script(fake, key)
     tasks, out = tasks_file(tmp_path, keys, missing=True), tmp_path / "out"
@@ -84,6 +85,7 @@ def test_a_local_batch_keeps_each_record_retries_a_killed_run_and_skips_what_is_
     assert found["nowhere"]["status"] == "failed" and "cannot clone" in found["nowhere"]["reason"]
     assert "trying again" in stdout and f"signal {signal.SIGKILL}" in stdout
     assert fake.most_in_flight == 1  # --max-requests 1 over two workers
+    assert "429" in (out / "t1" / "omni.log").read_text()  # waited and asked again, as a run alone would
     for key in keys:
         record = out / key
         assert json.loads((record / "summary.json").read_text())["check"]["holds"] is True
