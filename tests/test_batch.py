@@ -195,3 +195,21 @@ def test_ctrl_c_stops_the_batch_and_keeps_what_finished(tmp_path, fake, docker_e
     assert {e["id"]: e["result"]["status"] for e in events if e["event"] == "done"} == {"c2": "finished",
                                                                                        "c3": "finished"}
     assert again.returncode == 0
+
+
+def test_a_run_killed_past_its_retries_is_lost_with_the_reason_and_runs_again(tmp_path, fake, docker_engine):
+    killed_then_scripted(fake, "l1")
+    tasks, out = tasks_file(tmp_path, ["l1"]), tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "omni.cli", "batch", str(tasks), "--out", str(out), "--retries",
+                             "0", "--set", f"base_url={fake.base_url}", *FLAGS], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=clean_env())
+    pid_file = out / "l1" / "omni.pid"
+    kill_when_running(fake, "<<l1>>", lambda: pid_file if pid_file.exists() else None)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 1, stdout + stderr
+    lost = results(out)["l1"]
+    assert lost["status"] == "lost" and f"signal {signal.SIGKILL}" in lost["reason"] and "1 attempts" in lost["reason"]
+    assert "l1 lost" in stdout
+    again = batch(tasks, out, fake, "--json")  # a lost task is not done: it runs again
+    assert [json.loads(line)["event"] for line in again.stdout.splitlines()] == ["running", "done"]
+    assert again.returncode == 0 and results(out)["l1"]["status"] == "finished"

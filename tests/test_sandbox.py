@@ -221,12 +221,17 @@ def test_stale_sandboxes_are_removed(docker_engine):
     live = docker_engine.containers.run("omni-sandbox:0.1.0", ["sleep", "600"], detach=True,
                                         labels={LABEL: "live", "org.omni.pid": str(os.getpid()),
                                                 "org.omni.host": socket.gethostname()})
+    # another machine's run on a shared engine: its pid means nothing here, so it is left to that machine
+    other = docker_engine.containers.run("omni-sandbox:0.1.0", ["sleep", "600"], detach=True,
+                                         labels={LABEL: "other", "org.omni.pid": str(dead.pid),
+                                                 "org.omni.host": "another-machine"})
     try:
         removed = remove_stale(docker_engine)
-        assert stale.name in removed and live.name not in removed
-        assert {c.id for c in docker_engine.containers.list(all=True)} & {stale.id} == set()
+        assert stale.name in removed and live.name not in removed and other.name not in removed
+        assert {c.id for c in docker_engine.containers.list(all=True)} & {stale.id, other.id} == {other.id}
     finally:
         live.remove(force=True)
+        other.remove(force=True)
 
 
 # ---- the user's repository ----------------------------------------------------------------------

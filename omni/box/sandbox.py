@@ -54,15 +54,22 @@ class SandboxConfig(BaseModel):
 
 
 def remove_stale(client) -> list[str]:
-    """Remove sandboxes left by omni processes that no longer run (a crash, a kill -9)."""
+    """Remove sandboxes left by omni processes of this machine that no longer run (a crash, a kill -9). Another
+    machine's are left alone (an engine may be shared: a remote one), and so is one that another omni removes
+    meanwhile (runs at once, `omni batch`): the list is read once, without a lookup per container."""
+    import docker
+
     removed = []
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
-        pid = int(container.labels.get("org.omni.pid", "0") or 0)
-        host = container.labels.get("org.omni.host", "")
-        alive = host == socket.gethostname() and pid > 0 and pid_alive(pid)
-        if not alive:
-            container.remove(force=True, v=True)  # with its volumes (the copied workspace's)
-            removed.append(container.name)
+    for found in client.api.containers(all=True, filters={"label": LABEL}):
+        labels = found.get("Labels") or {}
+        pid = int(labels.get("org.omni.pid", "0") or 0)
+        if labels.get("org.omni.host", "") != socket.gethostname() or (pid > 0 and pid_alive(pid)):
+            continue
+        try:
+            client.api.remove_container(found["Id"], force=True, v=True)  # with its volumes (a copied workspace's)
+        except docker.errors.NotFound:
+            continue
+        removed.append((found.get("Names") or [found["Id"][:12]])[0].lstrip("/"))
     return removed
 
 
