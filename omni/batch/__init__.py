@@ -1,0 +1,1 @@
+"""omni batch: many runs from a task file, on this machine or on a Ray cluster."""
