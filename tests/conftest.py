@@ -129,6 +129,31 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+def _engine_with_image(url: str, proc, log: Path | None, what: str, source):
+    """A client of the engine at url once it answers (proc, when this session started it, must not have ended),
+    with the sandbox image loaded into it from the source engine."""
+    import time
+
+    import docker
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            client = docker.DockerClient(base_url=url, timeout=120)
+            client.ping()
+            break
+        except Exception:
+            if time.monotonic() > deadline or (proc and proc.poll() is not None):
+                said = log.read_text()[-2000:] if log and log.exists() else ""
+                pytest.fail(f"{what} did not start: {said}")
+            time.sleep(0.3)
+    try:
+        client.images.get(IMAGE)
+    except docker.errors.ImageNotFound:
+        client.images.load(source.images.get(IMAGE).save(named=True))
+    return client
+
+
 @pytest.fixture(scope="session")
 def remote_engine(docker_engine):
     """A second Docker engine on TCP 127.0.0.1 with its own data root, exec root and pidfile (started here, as root;
@@ -136,9 +161,7 @@ def remote_engine(docker_engine):
     files is shared with it, exactly as with a remote engine."""
     import shutil
     import tempfile
-    import time
 
-    import docker
 
     url, proc, root = os.environ.get("OMNI_TEST_DOCKER_TCP", ""), None, None
     if not url:
@@ -158,20 +181,8 @@ def remote_engine(docker_engine):
             proc = subprocess.Popen(["dockerd", "--host", url, "--data-root", str(root / "data"), "--exec-root",
                                      str(root / "exec"), "--pidfile", str(root / "dockerd.pid"), "--bridge", bridge,
                                      "--iptables=false", "--ip-masq=false"], stdout=log, stderr=log)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            client = docker.DockerClient(base_url=url, timeout=120)
-            client.ping()
-            break
-        except Exception:
-            if time.monotonic() > deadline or (proc and proc.poll() is not None):
-                pytest.fail(f"the second engine did not start: {(root / 'dockerd.log').read_text()[-2000:]}")
-            time.sleep(0.3)
-    try:
-        client.images.get(IMAGE)
-    except docker.errors.ImageNotFound:
-        client.images.load(docker_engine.images.get(IMAGE).save(named=True))
+    client = _engine_with_image(url, proc, root / "dockerd.log" if root else None, "the second engine",
+                                docker_engine)
     yield Engine("copy", client, {"DOCKER_HOST": url})
     client.close()
     if proc:
@@ -187,9 +198,7 @@ def podman_engine(docker_engine):
     sandbox image loaded from Docker."""
     import shutil
     import tempfile
-    import time
 
-    import docker
 
     if os.geteuid() != 0 or not shutil.which("podman"):
         if os.environ.get("OMNI_REQUIRE_DOCKER") == "1":
@@ -199,20 +208,7 @@ def podman_engine(docker_engine):
     url = f"unix://{folder}/podman.sock"
     with open(folder / "service.log", "wb") as log:
         proc = subprocess.Popen(["podman", "system", "service", "--time=0", url], stdout=log, stderr=log)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            client = docker.DockerClient(base_url=url, timeout=120)
-            client.ping()
-            break
-        except Exception:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                pytest.fail(f"podman's service did not start: {(folder / 'service.log').read_text()[-2000:]}")
-            time.sleep(0.3)
-    try:
-        client.images.get(IMAGE)
-    except docker.errors.ImageNotFound:
-        client.images.load(docker_engine.images.get(IMAGE).save(named=True))
+    client = _engine_with_image(url, proc, folder / "service.log", "podman's service", docker_engine)
     yield Engine("podman", client, {"DOCKER_HOST": url})
     client.close()
     proc.terminate()
