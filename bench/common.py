@@ -47,13 +47,17 @@ def git_repo(path: Path) -> Path:
 
 
 @contextmanager
-def docker_sandbox(repo: Path, run_id: str, project_env: bool = False):
+def docker_sandbox(repo: Path, run_id: str, project_env: bool = False, mount: str = "auto", client=None):
+    """A sandbox over a worktree of repo (box.workspace_obj); box.start_s is how long the sandbox took to start."""
     from omni.box.sandbox import DockerSandbox, SandboxConfig
     from omni.box.workspace import Workspace, find_repo
 
     workspace = Workspace(find_repo(repo), run_id)
     workspace.create()
-    box = DockerSandbox(run_id, workspace.path, repo / ".git", SandboxConfig(project_env=project_env))
+    started = time.perf_counter()
+    box = DockerSandbox(run_id, workspace.path, repo / ".git", SandboxConfig(project_env=project_env, mount=mount),
+                        client=client)
+    box.start_s = time.perf_counter() - started
     box.workspace_obj, workspace.hold = workspace, box.hold
     try:
         yield box

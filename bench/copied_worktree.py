@@ -17,30 +17,10 @@ import signal
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
-from common import git_repo, ms, report, timed
+from common import docker_sandbox, git_repo, ms, report, timed
 from gen import many_files
-
-
-@contextmanager
-def sandbox(repo: Path, run_id: str, mount: str, client=None):
-    from omni.box.sandbox import DockerSandbox, SandboxConfig
-    from omni.box.workspace import Workspace, find_repo
-
-    workspace = Workspace(find_repo(repo), run_id)
-    workspace.create()
-    started = time.perf_counter()
-    box = DockerSandbox(run_id, workspace.path, repo / ".git", SandboxConfig(project_env=False, mount=mount),
-                        client=client)
-    box.start_s = time.perf_counter() - started
-    box.workspace_obj, workspace.hold = workspace, box.hold
-    try:
-        yield box
-    finally:
-        box.close()
-        workspace.remove()
 
 
 def steps(box, n: int, change: bool) -> list[float]:
@@ -85,7 +65,8 @@ def main() -> None:
         found: dict[str, dict[str, list[float]]] = {"copy": {}, "bind": {}}
         for round_ in range(2):  # A B A B: drift in the machine's speed hits both alike
             for kind in ("copy", "bind"):
-                with sandbox(repo, f"bench-{kind}-{round_}", kind, client if kind == "copy" else None) as box:
+                with docker_sandbox(repo, f"bench-{kind}-{round_}", mount=kind,
+                                    client=client if kind == "copy" else None) as box:
                     got = found[kind]
                     got.setdefault("start", []).append(box.start_s)
                     for _ in range(10):
