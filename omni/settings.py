@@ -57,6 +57,13 @@ class Settings(BaseModel):
     reproduce: bool = Field(True, json_schema_extra=_flag(
         "model", "with no failing test and no example in the goal, skip the reproduction test the model writes "
         "first", off="--no-reproduce"))
+    aider: bool = Field(False, json_schema_extra=_flag(
+        "model", "offer the aider_edit tool: hand an edit to Aider, run in the sandbox through omni's model relay "
+        "(adds Aider to the sandbox image the first time)"))
+    aider_edit_format: Literal["diff", "whole", "udiff", "diff-fenced"] = Field("diff", json_schema_extra=_flag(
+        "model", "the edit format Aider asks the model for: diff (SEARCH/REPLACE blocks), whole, udiff, diff-fenced"))
+    aider_map_tokens: int = Field(1024, ge=0, json_schema_extra=_flag(
+        "model", "tokens of Aider's repository map in each request (0: none)"))
     max_steps: int = Field(40, ge=1, json_schema_extra=_flag("limits", "tool calls before stopping"))
     max_cost: float | None = Field(None, gt=0, json_schema_extra=_flag(
         "limits", "USD before stopping (the model needs a known price: see --price)"))

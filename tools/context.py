@@ -21,6 +21,8 @@ class Context:
     project_python: str = field(default_factory=lambda: os.environ.get("OMNI_PROJECT_PYTHON", sys.executable))
     test_command: str = field(default_factory=lambda: os.environ.get("OMNI_TEST_COMMAND", ""))
     base_rev: str = field(default_factory=lambda: os.environ.get("OMNI_BASE_REV", "HEAD"))  # the run's start
+    # (message, timeout) -> the host's answer, while this call runs (tools/server.py: the relay); None: no host
+    ask_host: Callable[..., dict] | None = None
 
     def run(self, argv: list[str], timeout: float, cap: int = runner.DEFAULT_CAP) -> runner.Completed:
         return runner.run(argv, str(self.root), timeout, env=self.env(), cap=cap, cancelled=self.cancelled,

@@ -7,6 +7,11 @@ Response: {"id": 7, "success": ..., "output": ..., "error": ..., "failure": ...,
 The host validates arguments against the schemas before sending; this side still never lets an exception escape as
 anything but a result. Requests run one after another; a cancel kills the running command's process group.
 
+While a call runs, its tool may ask the host something (the model relay of tools/aider.py):
+Ask:      {"relay": 3, "method": "POST", "path": "/v1/chat/completions", "body": "..."}\\n
+Answer:   {"relay_reply": 3, "status": 200, "content_type": "...", "body": "..."}\\n
+The host answers only while it waits for that call's reply, and decides what it forwards (omni/model/relay.py).
+
 Only the host reaches it: the stream is the host's, and the server makes itself non-dumpable, so the sandbox user
 (the same uid) can neither open its descriptors nor read its memory or environment through /proc. Its protocol
 descriptors are private copies; fd 0 reads /dev/null and fd 1 writes to stderr, so nothing a tool prints can pass
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import importlib
+import itertools
 import json
 import os
 import queue
@@ -49,7 +55,7 @@ def load_tools(table: dict[str, list[str]]) -> dict:
             for name in names}
 
 
-def call(root: Path, name: str, args: dict, cancelled=lambda: False) -> dict:
+def call(root: Path, name: str, args: dict, cancelled=lambda: False, ask_host=None) -> dict:
     started = time.monotonic()
     if name == PING:
         return result(True, "")
@@ -68,7 +74,7 @@ def call(root: Path, name: str, args: dict, cancelled=lambda: False) -> dict:
     if over := BUDGET.tripped:
         return result(False, error=over, failure="workspace_full")
     try:
-        out = tool(Context(root=root, cancelled=cancelled), **args)
+        out = tool(Context(root=root, cancelled=cancelled, ask_host=ask_host), **args)
     except ToolError as exc:
         out = result(False, error=str(exc), failure=exc.failure)
     except TypeError as exc:
@@ -127,6 +133,8 @@ class Server:
         self.cancels: dict = {}
         self.out_lock = threading.Lock()
         self.busy = False
+        self.asked: dict[int, queue.Queue] = {}  # relay id -> where the host's answer goes
+        self.ask_ids = itertools.count(1)
 
     def reply(self, message: dict) -> None:
         data = json.dumps(_printable(message)).encode() + b"\n"
@@ -135,6 +143,24 @@ class Server:
             while view:
                 view = view[os.write(self.proto_out, view):]
 
+    def ask_host(self, message: dict, timeout: float, cancelled=lambda: False) -> dict:
+        """Ask the host (only while a call runs, which the host is waiting on): its answer, or a 504 after
+        timeout seconds or when the call is cancelled."""
+        ask_id = next(self.ask_ids)
+        answer: queue.Queue = queue.Queue(maxsize=1)
+        self.asked[ask_id] = answer
+        try:
+            self.reply({**message, "relay": ask_id})
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline and not cancelled():
+                try:
+                    return answer.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+            return {"status": 504, "content_type": "text/plain", "body": "the host did not answer the relay"}
+        finally:
+            self.asked.pop(ask_id, None)
+
     def work(self) -> None:
         while True:
             request = self.requests.get()
@@ -142,7 +168,8 @@ class Server:
             cancel = self.cancels.setdefault(call_id, threading.Event())
             self.busy = True
             try:
-                out = call(self.root, request["tool"], request.get("args") or {}, cancelled=cancel.is_set)
+                out = call(self.root, request["tool"], request.get("args") or {}, cancelled=cancel.is_set,
+                           ask_host=self.ask_host)
             except Exception as exc:  # noqa: BLE001 - a malformed request still gets an answer
                 out = result(False, error=f"bad request: {exc}", failure="sandbox_error")
             finally:
@@ -175,6 +202,10 @@ class Server:
                 continue
             if "cancel" in message:
                 self.cancels.setdefault(message["cancel"], threading.Event()).set()
+            elif "relay_reply" in message:
+                waiting = self.asked.get(message["relay_reply"])
+                if waiting is not None and waiting.empty():
+                    waiting.put(message)
             else:
                 self.cancels.setdefault(message.get("id"), threading.Event())
                 self.requests.put(message)

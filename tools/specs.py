@@ -1,12 +1,8 @@
-"""Every tool, declared once: its name (the class name), description (the docstring), typed parameters,
-kind, whether the small-model profile (--tools core) offers it, the tools/ module that implements it (a
-function of the same name), and the model of the details its result carries.
-
-The host makes the model-facing schemas, argument validation and its tool groups from these; the tool
-server makes its dispatch table from them. Descriptions name the form of an argument, never a value that
-could pass for a real one: a small model copies example values (it ran run_tests with the docstring's
-'tests/test_x.py::test_y', so the whole suite ran and the step was lost).
-"""
+"""Every tool, declared once: its name (the class name), description (the docstring), typed parameters, kind,
+whether the small-model profile (--tools core) offers it, the tools/ module that implements it (a function of the
+same name; a host tool with a module has a sandbox half), and the model of its result's details. The host makes
+the model-facing schemas, argument validation and tool groups from these, the tool server its dispatch table.
+Descriptions name the form of an argument, never a value that could pass for a real one: small models copy them."""
 
 from __future__ import annotations
 
@@ -121,6 +117,15 @@ class ShellDetails(Details):
 
 class ExamplesDetails(Details):
     results: list[dict] = Field(default_factory=list)
+
+
+class AiderDetails(EditDetails):
+    files: list[str] = Field(default_factory=list, description="the files Aider was given")
+    picked_by: str = Field("", description="how those files were chosen")
+    changed: list[dict] = Field(default_factory=list, description="{path, added, removed} of each file changed")
+    diff: str = ""
+    summary: str = Field("", description="the end of what Aider printed: its reply and what it applied")
+    requests: int = Field(0, description="model requests Aider made through the relay")
 
 
 class Spec(BaseModel):
@@ -377,6 +382,15 @@ class propose_fixes(Spec):
     path: str = Field(description="the file that defines it")
     symbol: str = Field(description="the definition's name, or Class.method for a method")
     note: str = Field("", description="what is wrong with it now, in a sentence")
+
+
+class aider_edit(Spec):
+    """Hand a change you can describe in words to Aider, which edits the files in its own formats; you get the diff."""
+
+    # omni/delegate/aider.py adds hints, the model and Aider's settings, and calls the half in tools/aider.py
+    kind, module, details, edits = HOST, "aider", AiderDetails, True
+    instruction: str = Field(min_length=1, description="the change to make, in plain words")
+    files: list[str] | None = Field(None, description="the files to edit; omit to let omni pick them")
 
 
 ALL: tuple[type[Spec], ...] = tuple(Spec.__subclasses__())  # in the order declared above

@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from omni.errors import SandboxError
@@ -141,14 +142,28 @@ class PipeStream:
 
 
 class ToolStream:
-    """Calls over one transport: one at a time, each reply matched to its request by id."""
+    """Calls over one transport: one at a time, each reply matched to its request by id. While it waits for a reply,
+    a question the running tool asks (`{"relay": n, ...}`, tools/server.py) goes to `relay`, whose answer is sent
+    back; with no relay set, it is refused."""
 
     def __init__(self, transport: Transport, grace: float = GRACE, limit: int = MAX_REPLY):
         self.transport, self.grace, self.limit = transport, grace, limit
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._send_lock = threading.Lock()  # a cancel may come from another thread (cancel_running)
         self._line = bytearray()
         self.closed = False
+        self.running: int | None = None  # the id of the call being waited on
+        self.relay: Callable[[dict], dict] | None = None
+
+    def _send(self, message: dict) -> None:
+        with self._send_lock:
+            self.transport.send(json.dumps(message).encode() + b"\n")
+
+    def cancel_running(self) -> None:
+        """Cancel the call another thread is waiting on (its reply then comes back to that thread)."""
+        if self.running is not None:
+            self._send({"cancel": self.running})
 
     def call(self, name: str, args: dict[str, Any], timeout: float) -> ToolResult:
         if self.closed:
@@ -156,20 +171,23 @@ class ToolStream:
         with self._lock:
             started = time.monotonic()
             call_id = next(self._ids)
-            self.transport.send(json.dumps({"id": call_id, "tool": name, "args": args}).encode() + b"\n")
+            self._send({"id": call_id, "tool": name, "args": args})
+            self.running = call_id
             try:
                 reply = self._reply(call_id, started + timeout + self.grace)
             except KeyboardInterrupt:  # Ctrl-C: the server kills the command; its reply is read and dropped
-                self.transport.send(json.dumps({"cancel": call_id}).encode() + b"\n")
+                self._send({"cancel": call_id})
                 try:
                     self._reply(call_id, time.monotonic() + CANCEL_WAIT)
                 except (TimeoutError, SandboxError):
                     pass
                 raise
             except TimeoutError:
-                self.transport.send(json.dumps({"cancel": call_id}).encode() + b"\n")
+                self._send({"cancel": call_id})
                 return ToolResult.fail("sandbox_error", f"the sandbox did not answer within "
                                        f"{timeout + self.grace:.0f}s; the command was cancelled")
+            finally:
+                self.running = None
             try:
                 result = ToolResult.model_validate(reply)
             except ValueError:
@@ -189,8 +207,20 @@ class ToolStream:
             if not isinstance(reply, dict):
                 return {"success": False, "failure": "sandbox_error", "error": "the sandbox sent a reply that is "
                         "not an object"}
-            if reply.pop("id", None) == call_id:
+            if "relay" in reply and "id" not in reply:
+                self._answer(reply)
+            elif reply.pop("id", None) == call_id:
                 return reply
+
+    def _answer(self, question: dict) -> None:
+        """A running tool's question (the model relay): what `relay` answers, or a refusal."""
+        ask_id = question.pop("relay")
+        try:
+            answer = self.relay(question) if self.relay else {"status": 403, "content_type": "text/plain",
+                                                              "body": "this run relays nothing"}
+        except Exception as exc:  # noqa: BLE001 - the tool waits for an answer whatever went wrong here
+            answer = {"status": 502, "content_type": "text/plain", "body": f"the relay failed: {exc}"}
+        self._send({"relay_reply": ask_id, **answer})
 
     def _next_line(self, deadline: float) -> bytes:
         while (end := self._line.find(b"\n")) == -1:

@@ -78,6 +78,25 @@ def build_sandbox_image(client: docker.DockerClient, base_image: str, tag: str =
     return tag
 
 
+def aider_tag(sandbox_tag: str) -> str:
+    """The Aider layer's tag: a changed recipe, pinned version or sandbox image makes a new one."""
+    source = data_dir("sandbox")
+    recipe = (source / "Dockerfile.aider").read_text() + (source / "aider-requirements.txt").read_text()
+    return f"omni-aider:{hashlib.sha256((recipe + sandbox_tag).encode()).hexdigest()[:16]}"
+
+
+def build_aider_image(client: docker.DockerClient, sandbox_tag: str,
+                      emit: Callable[..., None] = lambda *a, **k: None) -> str:
+    """aider-chat in its own venv on top of the sandbox image (pip from the configured index, as the sandbox's)."""
+    tag = aider_tag(sandbox_tag)
+    with tempfile.TemporaryDirectory(prefix="omni-aider-") as tmp:
+        for name in ("Dockerfile.aider", "aider-requirements.txt"):
+            shutil.copy(data_dir("sandbox") / name, Path(tmp) / name)
+        emit("image_build", tag=tag, line="adding Aider to the sandbox image (once; a few minutes)")
+        _build(client, Path(tmp), tag, {"SANDBOX_IMAGE": sandbox_tag, **pip_build_args()}, "Dockerfile.aider", emit)
+    return tag
+
+
 def exists(client: docker.DockerClient, tag: str) -> bool:
     try:
         client.images.get(tag)

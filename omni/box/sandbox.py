@@ -51,6 +51,7 @@ class SandboxConfig(BaseModel):
     project_env: bool = Field(True, description="install the repo's dependencies in a cached layer")
     workspace_limit_mb: int | None = Field(None, description="MiB the workspace may grow by (no file larger)")
     mount: str = Field("auto", description="how the worktree reaches the container: bind, copy, or auto")
+    aider: bool = Field(False, description="the image with Aider's layer (built on first use if missing)")
 
 
 def remove_stale(client) -> list[str]:
@@ -92,15 +93,20 @@ def unused_uid() -> int:
 def ensure_image(client, config: SandboxConfig, emit: Callable[..., None]) -> str:
     """The sandbox image, built if missing. Its base comes from the registry; where none is reachable,
     from Debian packages (debootstrap), made here. Where that cannot be done either (no debootstrap, not
-    root), a UsageError says which command installs what is missing: called before a run writes anything."""
-    if images.exists(client, config.image):
-        return config.image
-    emit("image_build", tag=config.image, line=f"the sandbox image {config.image} is missing; building it")
-    base = config.base_image
-    if not images.exists(client, base) and (base == images.OFFLINE_BASE or not images.pull(client, base, emit)):
-        images.check_offline_base_possible(base)
-        base = images.build_offline_base(emit)
-    return images.build_sandbox_image(client, base, config.image, config.ca_bundle, emit)
+    root), a UsageError says which command installs what is missing: called before a run writes anything. With
+    config.aider, the image with Aider's layer on top (built too if missing)."""
+    image = config.image
+    if not images.exists(client, image):
+        emit("image_build", tag=image, line=f"the sandbox image {image} is missing; building it")
+        base = config.base_image
+        if not images.exists(client, base) and (base == images.OFFLINE_BASE or not images.pull(client, base, emit)):
+            images.check_offline_base_possible(base)
+            base = images.build_offline_base(emit)
+        images.build_sandbox_image(client, base, image, config.ca_bundle, emit)
+    if not config.aider:
+        return image
+    tag = images.aider_tag(image)
+    return tag if images.exists(client, tag) else images.build_aider_image(client, image, emit)
 
 
 def _environment(image: str) -> dict[str, str]:
@@ -230,6 +236,25 @@ class DockerSandbox:
 
     def run_tool(self, name: str, args: dict[str, Any], timeout: float) -> ToolResult:
         return self.channel.call(name, args, timeout)
+
+    def set_relay(self, relay: Callable[[dict], dict] | None) -> None:
+        """Who answers a running tool's model requests (omni/model/relay.py); None refuses them."""
+        self.channel.relay = relay
+
+    def busy(self) -> bool:
+        """Whether a tool call is being waited on."""
+        return self.channel.running is not None
+
+    def cancel_running(self) -> None:
+        """Cancel the tool call another thread waits on (the relay of an interactive Aider, when it exits)."""
+        self.channel.cancel_running()
+
+    def attach_tool(self, script: str, args: list[str]) -> int:
+        """A tools/ script in the container on this terminal, as the sandbox user, until it exits; its exit code."""
+        from omni.box.terminal import attach
+
+        return attach(self.client, self.container.id, [TOOLS_PYTHON, f"/omni/tools/{script}", *args], self.owner,
+                      {"OMNI_TERM": os.environ.get("TERM", "xterm")})
 
     def _discard(self) -> None:
         """The container and its channel, gone (the worktree's files stay as they are)."""

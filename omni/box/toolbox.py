@@ -45,10 +45,11 @@ def specs():
 
 
 def server_table() -> dict[str, list[str]]:
-    """{module: [tool names]} of every tool that runs in the sandbox: the tool server's dispatch table."""
+    """{module: [tool names]} of every tool that runs in the sandbox (a host tool's sandbox half too): the tool
+    server's dispatch table."""
     table: dict[str, list[str]] = {}
     for spec in specs().ALL:
-        if spec.kind != specs().HOST:
+        if spec.kind != specs().HOST or spec.module:
             table.setdefault(spec.module, []).append(spec.__name__)
     return table
 
@@ -61,14 +62,15 @@ def details(name: str, result: ToolResult):
 
 
 class Toolbox:
-    def __init__(self, profile: str = "full", repair: bool = True):
+    def __init__(self, profile: str = "full", repair: bool = True, aider: bool = False):
         """profile: "full", every tool; "core", the few a small model chooses among well, plus the host tools.
-        repair: offer propose_fixes (verified repair; off with --samples 1)."""
+        repair: offer propose_fixes (verified repair; off with --samples 1). aider: offer aider_edit (--aider)."""
         declared = specs()
         offered = [s for s in declared.ALL if s.kind not in (declared.INTERNAL, declared.HOST)]
         if profile == "core":
             offered = sorted((s for s in offered if s.core), key=lambda s: s.core)
-        host = [m for m in declared.of_kind(declared.HOST) if repair or m.__name__ != "propose_fixes"]
+        off = {name for name, on in (("propose_fixes", repair), ("aider_edit", aider)) if not on}
+        host = [m for m in declared.of_kind(declared.HOST) if m.__name__ not in off]
         self.models: dict[str, type[BaseModel]] = {m.__name__: m for m in (*offered, *host)}
         self.host = {m.__name__ for m in host}
         self.read_only = {m.__name__ for m in declared.of_kind(declared.READ)}

@@ -30,6 +30,9 @@ def _sandbox(args) -> int:
             images.check_offline_base_possible(args.base_image or images.OFFLINE_BASE, asked=True)
             base = images.build_offline_base(view, tag=args.base_image or images.OFFLINE_BASE)
         tag = images.build_sandbox_image(client, base, args.tag or images.SANDBOX_TAG, args.ca_bundle, view)
+        if args.with_aider:
+            print(f"built {tag}")
+            tag = images.build_aider_image(client, tag, view)
     print(f"built {tag}")
     return 0
 
@@ -123,6 +126,8 @@ def parser() -> Parser:
                     help="make the base image from Debian packages with debootstrap (no registry needed; root)")
     sb.add_argument("--ca-bundle", default=None, help="CA bundle for builds behind a TLS proxy (else PIP_CERT)")
     sb.add_argument("--tag", default=None, help="image tag")
+    sb.add_argument("--with-aider", action="store_true",
+                    help="also add Aider (aider-chat, in its own venv) for --aider and /aider")
     for name, said in (("config", "the effective configuration and where each value comes from"),
                        ("trust", "allow this repo's .omni/config.toml to weaken isolation")):
         sub.add_parser(name, help=said).add_argument("--repo", type=Path, default=None)

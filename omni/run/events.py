@@ -33,6 +33,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "candidate": ("id", "target", "asked", "parsed", "applied", "passes", "failing", "diff_lines", "votes", "error",
                   "code", "breaks", "message"),
     "image_build": ("tag", "line"),
+    "relay": ("path", "status", "forwarded", "reason"),
+    "delegate": ("tool", "mode", "files", "picked_by"),
     "env_setup": ("line",),
     "sandbox": ("line",),
     "baseline": ("tests", "failing", "lint_problems"),
