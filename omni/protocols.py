@@ -77,6 +77,9 @@ class Strategy(Protocol):
     """How the run works beyond asking the model for each action, at the loop's named moments. The loop knows a
     strategy only by this (omni/loop/strategy.py has the plain one; verified repair is omni/repair/strategy.py)."""
 
+    def plan(self) -> list[str] | None:
+        """The run's first plan when the strategy knows it without the planner (a delegated run); None: ask."""
+
     def own_action(self) -> Action | None:
         """omni's own next action, taken instead of asking the model; None: ask the model."""
 
@@ -88,3 +91,10 @@ class Strategy(Protocol):
 
     def done(self, action: Action | None, result: ToolResult) -> str | None:
         """After a step that succeeded: a summary for the finish gate when the work is done now, else None."""
+
+
+class Delegate(Protocol):
+    """Another agent that makes a change in the sandbox, returned as an edit's result (Aider: the aider_edit tool,
+    /aider in the session and at a pause, a spec's aider step; omni/delegate/)."""
+
+    def edit(self, instruction: str, files: list[str] | None = None) -> ToolResult: ...

@@ -27,8 +27,11 @@ class ModelPreference(Strict):
     max_tokens: int | None = Field(None, ge=1)
 
 
+AIDER_TYPES = ("aider", "aider:automatic", "aider:interactive")  # the step's change is Aider's (omni/delegate/)
+
+
 class AgentSpec(Strict):
-    type: str = "coder"
+    type: str = Field("coder", description="coder (omni's loop), or aider / aider:automatic / aider:interactive")
     input_artifacts: list[str] = Field(default_factory=list, description="repo paths or globs the step reads")
     output_artifacts: list[str] = Field(default_factory=list, description="repo paths the step produces")
     instructions: str

@@ -5,6 +5,7 @@ F's state copy (<name>.state.yaml) so a later `omni run F` resumes at the first 
 from __future__ import annotations
 
 import argparse
+import glob
 import sys
 from typing import Literal
 from pathlib import Path
@@ -17,6 +18,7 @@ from omni.cli import spec as specs
 from omni.model.endpoint import resolve_models
 from omni.errors import UsageError
 from omni.prompts import Prompts
+from omni.run.frame import Delegation
 from omni.run.session import RunRequest, run_goal
 from omni.model.textmode import json_object
 from omni.box.workspace import find_repo
@@ -136,6 +138,21 @@ def _carry_over(spec: specs.TaskSpec, state_path: Path) -> None:
                 step.refinement_state = by_id[step.step_id].refinement_state
 
 
+def _delegation(step: specs.SpecStep, root: Path) -> Delegation | None:
+    """A step of type aider (or aider:automatic, aider:interactive) hands its change to Aider: its instructions (and
+    constraints) are the instruction, its input artifacts (globs expanded in the repository) the files."""
+    a = step.agent_spec
+    if a.type not in specs.AIDER_TYPES:
+        return None
+    files: list[str] = []
+    for pattern in a.input_artifacts:
+        found = sorted(glob.glob(pattern, root_dir=root, recursive=True)) if glob.has_magic(pattern) else [pattern]
+        files += [f for f in found if not (root / f).is_dir()]
+    instruction = a.instructions + ("\nConstraints:\n" + "\n".join(f"- {c}" for c in a.constraints)
+                                    if a.constraints else "")
+    return Delegation(instruction, files=list(dict.fromkeys(files)), interactive=a.type == "aider:interactive")
+
+
 def run_spec(args, settings, console: Console) -> int:
     spec = specs.load(args.spec)
     repo = find_repo((args.repo or Path.cwd()).resolve())
@@ -170,7 +187,8 @@ def run_spec(args, settings, console: Console) -> int:
         own = [p.resolve().relative_to(root).as_posix() for p in (args.spec, state_path)
                if p.resolve().is_relative_to(root)]  # a step that changes the spec or its state is held back
         code, summary = run_goal(RunRequest(_task_text(prompts, spec, step), step_settings, args.repo,
-                                            criteria=step.agent_spec.validation_criteria, steering=own))
+                                            criteria=step.agent_spec.validation_criteria, steering=own,
+                                            delegate=_delegation(step, root)))
         state.attempts += 1
         ok = summary["status"] == "finished" and (summary["applied"] or not summary["changed_files"])
         said = summary["apply_note"] if summary["status"] == "finished" and not ok else summary["message"]

@@ -31,7 +31,7 @@ from omni.loop.state import Outcome, RunState
 from omni.loop.strategy import AskTheModel
 from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
-from omni.protocols import AfterAction, AnswerSource, Events, Gate, Model, Sandbox, Steering, Strategy
+from omni.protocols import AfterAction, AnswerSource, Delegate, Events, Gate, Model, Sandbox, Steering, Strategy
 from omni.results import Action, ToolResult
 
 
@@ -81,6 +81,7 @@ class Hooks:
     after_action: list[AfterAction] = field(default_factory=list)  # each sandbox action's result passes
     ready: Callable[[], None] = lambda: None  # waited for before the first action (the gate's baseline)
     strategy: Strategy = field(default_factory=AskTheModel)  # the one door of verified repair (omni/repair/)
+    delegate: Delegate | None = None  # the aider_edit tool's agent (omni/delegate/); None: the tool is off
 
 
 class Agent:
@@ -94,8 +95,7 @@ class Agent:
                                          native=parts.model.tool_mode == "native", files=task.files)
         self.planning = Planning(parts.planner, parts.prompts, parts.events, meter, task, *(  # on the steps' prefix
             (self.conversation, parts.toolbox.schemas()) if parts.planner is parts.model else ()))
-        self.host = HostTools(self.state, parts.prompts, parts.events, parts.answers, hooks.gate, self.set_plan,
-                              hooks.strategy)
+        self.host = HostTools(self.state, parts.prompts, parts.events, parts.answers, hooks, self.set_plan)
         self.prompting = StepPrompts(parts.prompts, self.state, config, meter, self.progress, self.guard,
                                      self.conversation, parts.model.tool_mode,
                                      getattr(parts.sandbox, "install_note", ""))
@@ -143,7 +143,8 @@ class Agent:
 
     # ---- planning ---------------------------------------------------------------------------------
     def make_plan(self, replan: bool = False) -> None:
-        plan = self.planning.again(self.state.plan, self.failures.recent) if replan else self.planning.first()
+        plan = self.planning.again(self.state.plan, self.failures.recent) if replan else \
+            self.planning.first(self.hooks.strategy.plan())
         self.set_plan(plan, "replan" if replan else "initial")
 
     def user_plan(self, steps: list[str]) -> None:

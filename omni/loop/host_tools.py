@@ -1,5 +1,5 @@
-"""The tools that run in omni itself, never in the sandbox: update_plan, ask_user, finish, and propose_fixes (the
-strategy's)."""
+"""The tools that run in omni itself, never in the sandbox: update_plan, ask_user, finish, propose_fixes (the
+strategy's) and aider_edit (the delegate's, which runs Aider in the sandbox)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,19 @@ from omni.errors import StopRun
 from omni.loop.plan import Plan
 from omni.loop.state import RunState
 from omni.prompts import Prompts
-from omni.protocols import AnswerSource, Events, Gate, Strategy
+from omni.protocols import AnswerSource, Delegate, Events, Gate, Strategy
 from omni.results import ToolResult
 
 
 class HostTools:
-    def __init__(self, state: RunState, prompts: Prompts, events: Events, answers: AnswerSource,
-                 gate: Gate | None, set_plan: Callable[[Plan, str], None], strategy: Strategy):
+    def __init__(self, state: RunState, prompts: Prompts, events: Events, answers: AnswerSource, hooks,
+                 set_plan: Callable[[Plan, str], None]):
+        """hooks: the Agent's Hooks; the gate, the strategy and the delegate are read from it."""
         self.state, self.prompts, self.events, self.answers = state, prompts, events, answers
-        self.gate, self.set_plan, self.strategy = gate, set_plan, strategy
+        self.set_plan = set_plan
+        self.gate: Gate | None = hooks.gate
+        self.strategy: Strategy = hooks.strategy
+        self.delegate: Delegate | None = hooks.delegate
 
     def run(self, name: str, args: dict[str, Any]) -> ToolResult:
         return getattr(self, name)(**args)
@@ -38,6 +42,12 @@ class HostTools:
 
     def propose_fixes(self, path: str, symbol: str, note: str = "") -> ToolResult:
         return self.strategy.propose(path, symbol, note)
+
+    def aider_edit(self, instruction: str, files: list[str] | None = None) -> ToolResult:
+        if self.delegate is None:
+            return ToolResult.fail("tool_error", "aider_edit is off for this run (omni --aider turns it on); edit "
+                                   "the code with the other tools.")
+        return self.delegate.edit(instruction, files)
 
     def finish(self, summary: str) -> ToolResult:
         """The gate decides what finishing means: None accepts; feedback sends the work back."""

@@ -21,7 +21,10 @@ class Planning:
         self.planner, self.prompts, self.events, self.meter, self.task = planner, prompts, events, meter, task
         self.conversation, self.tools = conversation, tools  # the steps' own, when the planner is their model
 
-    def first(self) -> Plan:
+    def first(self, known: list[str] | None = None) -> Plan:
+        """The first plan: the planner's, or `known` as it is (a delegated run's, omni/delegate/strategy.py)."""
+        if known:
+            return Plan.from_texts(known, 1)
         t = self.task
         return self._ask(self.prompts.render("plan", goal=t.goal, files=t.files, context=t.context, code=t.code,
                                              in_view=self.conversation is not None))

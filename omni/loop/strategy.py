@@ -7,6 +7,9 @@ from omni.results import Action, ToolResult
 
 
 class AskTheModel:
+    def plan(self) -> list[str] | None:
+        return None
+
     def own_action(self) -> Action | None:
         return None
 

@@ -38,6 +38,9 @@ class RepairStrategy:
         self.to_open = opening and repair is not None
         self.passed: tuple[tuple[str, str], int] | None = None  # an edit the check passed after: (target, tests)
 
+    def plan(self) -> list[str] | None:
+        return None  # the planner's
+
     def propose(self, path: str, symbol: str, note: str = "") -> ToolResult:
         if self.repair is None:
             return ToolResult.fail("tool_error", "propose_fixes is off for this run (--samples 1); edit the code.")

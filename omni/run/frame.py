@@ -14,6 +14,16 @@ from omni.settings import Settings
 
 
 @dataclass
+class Delegation:
+    """The run's change is handed to Aider (/aider in the session, a spec's aider step): omni/delegate/."""
+
+    instruction: str  # what Aider is asked; for Aider on the terminal, the run's goal line
+    files: list[str] = field(default_factory=list)  # the files Aider gets; none: picked from the instruction, hints
+    interactive: bool = False  # Aider on the terminal instead of one automatic instruction
+    hints: list[str] = field(default_factory=list)  # the session's files: those its goals, plans and runs touched
+
+
+@dataclass
 class RunRequest:
     goal: str
     settings: Settings
@@ -24,6 +34,7 @@ class RunRequest:
     continued: Earlier | None = None  # the earlier run this one continues (--last / --resume)
     criteria: list[str] = field(default_factory=list)  # a spec step's validation criteria
     steering: list[str] = field(default_factory=list)  # more paths that steer later runs (a spec run's own files)
+    delegate: Delegation | None = None  # the change is Aider's
 
 
 @dataclass

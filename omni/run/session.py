@@ -32,8 +32,12 @@ from omni.run.ui import ConsoleUI, JsonLines, NoUser, TerminalAnswers
 
 
 def run_goal(request: RunRequest) -> tuple[int, dict]:
+    if request.delegate is not None and not request.settings.aider:  # the change is Aider's: the image has it
+        request.settings = request.settings.model_copy(update={"aider": True})
     s = request.settings
     # Everything that can be wrong with the user's input is checked before anything is written.
+    if s.aider and s.sandbox != "docker":
+        raise UsageError("Aider runs only inside the Docker sandbox; --aider and /aider need --sandbox docker")
     repo = find_repo((request.repo or Path.cwd()).resolve())
     root = Path(repo.working_tree_dir)
     if not repo.head.is_valid():
@@ -84,7 +88,7 @@ def run_goal(request: RunRequest) -> tuple[int, dict]:
 
 def _run(run: Run, models, engine, warm: threading.Thread) -> None:
     request, s, events, workspace = run.request, run.request.settings, run.events, run.workspace
-    prompts, toolbox = Prompts(), Toolbox(s.tools, repair=s.samples > 1)
+    prompts, toolbox = Prompts(), Toolbox(s.tools, repair=s.samples > 1 and not request.delegate, aider=s.aider)
     root = Path(run.repo.working_tree_dir)
     context, loaded = instructions.load(root, Path.cwd())
     if request.history:

@@ -8,12 +8,14 @@ import time
 from typing import Callable
 
 from omni.errors import ForceQuit, StopRun
+from omni.results import ToolResult
 from omni.run.lineinput import read_line
 
 DOUBLE_PRESS = 2.0
 HELP = ("Paused. Type guidance for the agent and press Enter, or a command:\n"
         "  /diff   show the changes so far      /undo  undo the last step's file changes\n"
         "  /plan   replace the plan             /quit  stop the run\n"
+        "  /aider TEXT  Aider makes the change  /aider  Aider on this terminal (/exit returns)\n"
         "  (empty line: resume; Ctrl-C again: quit)")
 
 
@@ -38,10 +40,11 @@ class InterruptHandler:
 
 
 class TerminalSteering:
-    """What one Ctrl-C opens: guidance, /diff, /undo, /plan, /quit."""
+    """What one Ctrl-C opens: guidance, /diff, /undo, /plan, /aider, /quit."""
 
-    def __init__(self, ui, diff: Callable[[], str], undo: Callable[[], str]):
-        self.ui, self.diff, self.undo = ui, diff, undo
+    def __init__(self, ui, diff: Callable[[], str], undo: Callable[[], str],
+                 aider: Callable[[str], ToolResult] | None = None):
+        self.ui, self.diff, self.undo, self.aider = ui, diff, undo, aider
 
     def __call__(self, plan: str, replace_plan: Callable[[list[str]], None]) -> str:
         """Guidance for the next step ('' for none); /plan replaces the plan at once."""
@@ -72,7 +75,21 @@ class TerminalSteering:
                     if entered:
                         replace_plan(entered)
                         notes.append("The user replaced the plan; follow the new plan.")
+                elif line == "/aider" or line.startswith("/aider "):
+                    notes += self.delegate(line[len("/aider"):].strip())
                 else:
                     self.ui.print(f"unknown command {line}", "red")
         finally:
             self.ui.resume()
+
+    def delegate(self, text: str) -> list[str]:
+        """/aider at the pause: the change as a step of its own; what the model is told of it."""
+        if self.aider is None:
+            self.ui.print("/aider needs a run started with --aider (Aider is then added to the sandbox image)", "red")
+            return []
+        result = self.aider(text)
+        self.ui.show(result.output if result.success else result.error)
+        said = "made this change" if result.success else "changed nothing that was kept"
+        changed = ", ".join(c["path"] for c in result.details.get("changed", []))
+        return [f"The user had Aider work on the code ({text or 'interactively'}); Aider {said}"
+                + (f": {changed}." if changed and result.success else ".")]

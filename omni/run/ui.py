@@ -40,6 +40,7 @@ class ConsoleUI:
         self.console = Console(file=stream or sys.stdout, highlight=False, soft_wrap=True)
         self.verbose = verbose
         self.streaming = False
+        self.paused = 0  # nested pauses of the live footer
         self.started = time.monotonic()
         self.state = {"step": 0, "max": 0, "tokens": 0, "cost": "", "action": "starting"}
         self.phase_started: float | None = time.monotonic()  # until the first step: how long this phase has taken
@@ -61,11 +62,14 @@ class ConsoleUI:
                     f"{elapsed // 60}:{elapsed % 60:02d} · {visible(s['action'])}  (Ctrl-C to steer)", style="reverse")
 
     def pause(self) -> None:
-        if self.live:
+        """Stop drawing the live footer (a prompt, or a program on the terminal); pauses nest."""
+        self.paused += 1
+        if self.live and self.paused == 1:
             self.live.stop()
 
     def resume(self) -> None:
-        if self.live:
+        self.paused = max(0, self.paused - 1)
+        if self.live and self.paused == 0:
             self.live.start()
 
     def close(self) -> None:

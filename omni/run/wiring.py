@@ -3,6 +3,7 @@ session steps into the loop (checkpoints, the goal's examples, Ctrl-C, the finis
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -16,9 +17,12 @@ from omni.check.gate import FinishGate
 from omni.check.reproduction import PATH as REPRODUCTION_PATH
 from omni.check.reproduction import Reproduction
 from omni.check.settled import Check, CheckNow
+from omni.delegate.aider import AiderDelegate, AiderOptions, INTERACTIVE
+from omni.delegate.strategy import DelegatedRun
 from omni.errors import StopRun
 from omni.goal.reading import read_goal
 from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
+from omni.model.relay import ChatRelay
 from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
 from omni.repair.strategy import RepairStrategy
@@ -31,7 +35,7 @@ from omni.settings import Settings
 
 
 def sandbox_config(s: Settings) -> SandboxConfig:
-    config = SandboxConfig(network=s.network, workspace_limit_mb=s.max_workspace_mb, mount=s.mount)
+    config = SandboxConfig(network=s.network, workspace_limit_mb=s.max_workspace_mb, mount=s.mount, aider=s.aider)
     return config.model_copy(update={k: v for k, v in (("image", s.image), ("base_image", s.base_image)) if v})
 
 
@@ -126,14 +130,22 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
         return Check(about() + sorted(gate.broken) + reproduction.tests, [vars(e) for e in examples.examples],
                      sorted(gate.base_tests.failing) if gate.base_tests.ran else None)
 
-    repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, samples=s.samples, check=check,
-                            reading=reading) if s.samples > 1 else None
-    strategy = RepairStrategy(repair, parts.toolbox, CheckNow(sandbox, check), reading, events,
-                              opening=s.opening_repair, finish_on_check=s.finish_on_check)
+    delegated = request.delegate
+    delegate = aider_delegate(request, s, parts, events, ui if interactive else None, meter,
+                              lambda: [*reading.files, *(t.split("::")[0] for t in about())])
+    if delegated:
+        strategy = DelegatedRun(INTERACTIVE if delegated.interactive else delegated.instruction, delegated.files)
+    else:
+        repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, samples=s.samples, check=check,
+                                reading=reading) if s.samples > 1 else None
+        strategy = RepairStrategy(repair, parts.toolbox, CheckNow(sandbox, check), reading, events,
+                                  opening=s.opening_repair, finish_on_check=s.finish_on_check)
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
         failing_tests(about(), gate.base_tests.report, gate.unrelated), reproduced(reproduction.tests)) if p))
-    steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox)) if interactive else None
-    after = [examples_hook(examples, sandbox, parts.toolbox), checkpoint_hook(workspace, events)]
+    checkpoint = checkpoint_hook(workspace, events)
+    steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox),
+                                aider_at_pause(delegate, checkpoint)) if interactive else None
+    after = [examples_hook(examples, sandbox, parts.toolbox), *([delegate.saw] if delegate else []), checkpoint]
 
     def ready() -> None:  # after the plan, before the first step: the baseline, then the run's check
         events.emit("phase", name="waiting for the baseline tests")
@@ -142,14 +154,54 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
         events.emit("phase", name="settling the run's check")
         scope = reading.tests(sorted(gate.base_tests.failing))
         gate.unrelated = scope.unrelated
-        reproduce = s.reproduce and reading.fault  # a goal asking for something new has no failing behaviour yet
+        # a goal asking for something new has no failing behaviour yet; a delegated change is checked by the gate
+        reproduce = s.reproduce and reading.fault and not delegated
         reproduction.establish(scope.about, len(examples.examples), agent.conversation.messages, reproduce,
                                scope.unrelated)
 
-    hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, strategy=strategy)
+    hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, strategy=strategy,
+                  delegate=delegate)
     config = AgentConfig(max_steps=s.max_steps, max_cost=s.max_cost, timeout=s.timeout)
     agent = Agent(task, parts, hooks, config, meter)
     return agent
+
+
+def aider_delegate(request, s: Settings, parts: Parts, events, ui, meter: UsageMeter, hints):
+    """Aider as the run's delegate, with the relay of its model requests set on the sandbox; None when the run
+    neither offers aider_edit (--aider) nor delegates its change (/aider, a spec's aider step)."""
+    if not (s.aider or request.delegate):
+        return None
+    parts.sandbox.set_relay(ChatRelay(parts.model.config, meter, events, s.max_cost))
+    timeout = min(AgentConfig.model_fields["tool_timeout"].default, s.timeout or float("inf"))
+    options = AiderOptions(parts.model.name, s.aider_edit_format, s.aider_map_tokens, timeout,
+                           interactive=bool(request.delegate and request.delegate.interactive),
+                           terminal=(lambda: handed_over(ui)) if ui is not None else None)
+    session = request.delegate.hints if request.delegate else []
+    return AiderDelegate(parts.sandbox, events, options, hints=lambda: [*hints(), *session])
+
+
+@contextlib.contextmanager
+def handed_over(ui):
+    """The terminal is the program's while it runs: the live log stops drawing, and draws again after."""
+    ui.pause()
+    try:
+        yield
+    finally:
+        ui.resume()
+
+
+def aider_at_pause(delegate, checkpoint):
+    """`/aider TEXT` (automatic) or `/aider` (on the terminal) at the Ctrl-C pause: a step of its own, kept by the
+    checkpoint (so /undo takes it back). None when the run has no delegate."""
+    if delegate is None:
+        return None
+
+    def run(text: str) -> ToolResult:
+        action = Action(name="aider_edit", args={"instruction": text or INTERACTIVE})
+        result = delegate.edit(text) if text else delegate.session()
+        return checkpoint(action, result)
+
+    return run
 
 
 def carry_earlier(continued, workspace: Workspace, sandbox, events) -> None:
