@@ -183,12 +183,17 @@ def test_a_limit_ends_the_run_with_its_status(tmp_path, fake):
 
 
 class ScriptedStrategy:
-    """A strategy of the test's own, at the loop's four moments (omni/protocols.py: Strategy): one action of its own
-    first, a note after every action, and the work done once an edit lands."""
+    """A strategy of the test's own, at the loop's moments (omni/protocols.py: Strategy): the planner's plan, one
+    action of its own first, a note after every action, and the work done once an edit lands."""
 
-    def __init__(self):
+    def __init__(self, known_plan: list[str] | None = None):
         self.moments: list[str] = []
         self.own = [Action(name="read_file", args={"path": "calc.py"}, call_id="strategy_1")]
+        self.known_plan = known_plan
+
+    def plan(self):
+        self.moments.append("plan")
+        return self.known_plan
 
     def own_action(self):
         self.moments.append("own_action")
@@ -213,7 +218,18 @@ def test_the_loop_meets_a_strategy_only_at_its_moments(tmp_path, fake):
     with loop(tmp_path, fake, strategy=strategy) as (agent, events, _):
         outcome = agent.run()
     assert outcome.status == "finished" and outcome.message == "the strategy's summary"
-    assert strategy.moments == ["own_action", "after read_file", "done", "own_action", "after replace_in_file", "done"]
+    assert strategy.moments == ["plan", "own_action", "after read_file", "done", "own_action",
+                                "after replace_in_file", "done"]
     assert len(fake.requests) == 2  # the plan and one step: the strategy's own action asked the model nothing
     observations = [m["content"] for m in fake.requests[1]["messages"] if m["role"] == "tool"]
     assert "[the strategy's note]" in observations[0]  # what it added after its own action reached the model
+
+
+def test_a_strategy_that_knows_the_plan_spares_the_planner(tmp_path, fake):
+    strategy = ScriptedStrategy(known_plan=["Read calc.py", "Fix add"])
+    fake.add(FIX)
+    with loop(tmp_path, fake, strategy=strategy) as (agent, events, _):
+        outcome = agent.run()
+    assert outcome.status == "finished" and strategy.moments[0] == "plan"
+    assert len(fake.requests) == 1  # no plan request: the one request is the step after the strategy's own action
+    assert [s["text"] for s in events.of("plan")[0]["steps"]] == ["Read calc.py", "Fix add"]
