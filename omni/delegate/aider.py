@@ -50,8 +50,11 @@ class AiderDelegate:
         return result
 
     def edit(self, instruction: str, files: list[str] | None = None) -> ToolResult:
-        if self.options.interactive:
-            return self.session(files)
+        """The aider_edit tool: Aider on the terminal in a run that asked for it (`/aider`), else automatic mode."""
+        return self.session(files) if self.options.interactive else self.automatic(instruction, files)
+
+    def automatic(self, instruction: str, files: list[str] | None = None) -> ToolResult:
+        """One instruction: Aider edits the files given, or those picked from the instruction and the hints."""
         o = self.options
         args = {"instruction": instruction, "hints": [*reversed(self.recent), *self.hints()], "model": o.model,
                 "edit_format": o.edit_format, "map_tokens": o.map_tokens, "timeout": max(1, int(o.timeout))}

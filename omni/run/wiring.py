@@ -198,7 +198,7 @@ def aider_at_pause(delegate, checkpoint):
 
     def run(text: str) -> ToolResult:
         action = Action(name="aider_edit", args={"instruction": text or INTERACTIVE})
-        result = delegate.edit(text) if text else delegate.session()
+        result = delegate.automatic(text) if text else delegate.session()
         return checkpoint(action, result)
 
     return run
