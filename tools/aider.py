@@ -23,7 +23,8 @@ from pathlib import Path
 
 import runner
 from context import BUDGET, Context, result
-from edits import _fatal_problems, _key
+from edits import new_fatal_errors
+from files import find_definitions
 from workspace import ToolError, resolve, write_atomic
 
 AIDER = os.environ.get("OMNI_AIDER", "/opt/aider/bin/aider")  # its own venv in the image (--with-aider)
@@ -120,35 +121,19 @@ def _is_file(root: Path, rel: str) -> bool:
         return False
 
 
-def _defining(root: Path, names: set[str], limit: int) -> list[str]:
-    """Python files that define one of the names (def or class), first found first."""
+def _defining(ctx: Context, names: set[str], limit: int) -> list[str]:
+    """Python files that define one of the names (def or class), in the order find_definitions finds them."""
     if not names:
         return []
-    pattern = re.compile(r"^\s*(?:async\s+def|def|class)\s+(" + "|".join(map(re.escape, sorted(names))) + r")\b",
-                         re.M)
-    found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED and not d.startswith("."))
-        for name in sorted(filenames):
-            if not name.endswith(".py"):
-                continue
-            path = os.path.join(dirpath, name)
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read(KEPT_BYTES)
-            except OSError:
-                continue
-            if pattern.search(text):
-                found.append(os.path.relpath(path, root))
-                if len(found) >= limit:
-                    return found
-    return found
+    found = find_definitions(ctx, names=sorted(names), kinds=["def", "class"])["details"]["found"]
+    return list(dict.fromkeys(hit["path"] for hit in found))[:limit]
 
 
-def pick_files(root: Path, instruction: str, files: list[str] | None, hints: list[str]) -> tuple[list[str], str]:
+def pick_files(ctx: Context, instruction: str, files: list[str] | None, hints: list[str]) -> tuple[list[str], str]:
     """(the files Aider gets, how they were picked): those given; else the paths the instruction names; else the
     files that define a name it uses (def or class); else the host's hints (the files of recent steps, the
     briefing's, the session's)."""
+    root = ctx.root
     if files:
         for rel in files:
             resolve(root, rel, must_exist=False)  # inside the worktree (a new file may be named)
@@ -157,7 +142,7 @@ def pick_files(root: Path, instruction: str, files: list[str] | None, hints: lis
     named = [p for p in dict.fromkeys(named) if _is_file(root, p)]
     if named:
         return named[:MAX_FILES], "named in the instruction"
-    defining = _defining(root, set(_NAMES.findall(instruction)), MAX_FILES)
+    defining = _defining(ctx, set(_NAMES.findall(instruction)), MAX_FILES)
     if defining:
         return defining, "defining a name the instruction uses"
     hinted = [p for p in dict.fromkeys(hints) if _is_file(root, p)]
@@ -226,14 +211,8 @@ def _new_errors(ctx: Context, root: Path, changed: list[str], before: dict, afte
         new = after.get(rel, (0, 0, None))[2]
         if not rel.endswith(".py") or new is None or new.startswith("-> "):
             continue
-        old_found, new_found = _fatal_problems(ctx, [before.get(rel, (0, 0, ""))[2] or "", new], rel)
-        remaining = [_key(item) for item in old_found]
-        for item in new_found:
-            if _key(item) in remaining:
-                remaining.remove(_key(item))
-            else:
-                problems.append(f"{rel}:{item['location']['row']}: {item.get('code') or 'syntax error'} "
-                                f"{item['message']}")
+        for item in new_fatal_errors(ctx, before.get(rel, (0, 0, ""))[2] or "", new, rel):
+            problems.append(f"{rel}:{item['location']['row']}: {item.get('code') or 'syntax error'} {item['message']}")
     return problems
 
 
@@ -291,7 +270,7 @@ def aider_edit(ctx: Context, instruction: str = "", files: list[str] | None = No
         return aider_session(ctx, port, files, timeout)
     if not os.path.exists(AIDER):
         return result(False, failure="tool_error", error=NOT_INSTALLED)
-    chosen, picked_by = pick_files(ctx.root, instruction, files, hints or [])
+    chosen, picked_by = pick_files(ctx, instruction, files, hints or [])
     before = snapshot(ctx.root)
     relay = Relay(ctx)
     try:

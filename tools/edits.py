@@ -49,6 +49,19 @@ def _key(item: dict) -> tuple[str, str]:
     return (item.get("code") or "syntax", item.get("message", ""))
 
 
+def new_fatal_errors(ctx: Context, before: str, after: str, rel: str) -> list[dict]:
+    """ruff's fatal findings in `after` that `before` does not have (counted by code and message)."""
+    old, new = _fatal_problems(ctx, [before, after], rel)
+    remaining = [_key(i) for i in old]
+    introduced = []
+    for item in new:
+        if _key(item) in remaining:
+            remaining.remove(_key(item))
+        else:
+            introduced.append(item)
+    return introduced
+
+
 def gated_write(ctx: Context, file, rel: str, before: str | None, after: str, what: str) -> dict:
     """Write `after` unless it changes nothing, or adds a syntax error or a fatal lint error to a Python file."""
     if before is not None and after == before:
@@ -61,14 +74,7 @@ def gated_write(ctx: Context, file, rel: str, before: str | None, after: str, wh
                         "mix two encodings in one file; nothing was written. Write the new text in ASCII only "
                         "(escapes such as \\xe9 in code), or convert the file to UTF-8 with shell first.")
     if rel.endswith(".py"):
-        old, new = _fatal_problems(ctx, [before or "", after], rel)
-        remaining = [_key(i) for i in old]
-        introduced = []
-        for item in new:
-            if _key(item) in remaining:
-                remaining.remove(_key(item))
-            else:
-                introduced.append(item)
+        introduced = new_fatal_errors(ctx, before or "", after, rel)
         if introduced:
             lines = after.splitlines()
             report = []

@@ -250,6 +250,28 @@ class ToolStream:
         self.transport.close()
 
 
+class OverChannel:
+    """What a sandbox does through its tool channel (`self.channel`, a ToolStream), Docker's and --sandbox local's
+    alike: one call at a time, the relay of a running tool's questions, cancelling a call another thread waits on."""
+
+    channel: ToolStream
+
+    def run_tool(self, name: str, args: dict[str, Any], timeout: float) -> ToolResult:
+        return self.channel.call(name, args, timeout)
+
+    def set_relay(self, relay: Callable[[dict], dict] | None) -> None:
+        """Who answers a running tool's model requests (omni/model/relay.py); None refuses them."""
+        self.channel.relay = relay
+
+    def busy(self) -> bool:
+        """Whether a tool call is being waited on."""
+        return self.channel.running is not None
+
+    def cancel_running(self) -> None:
+        """Cancel the tool call another thread waits on (the relay of an interactive Aider, when it exits)."""
+        self.channel.cancel_running()
+
+
 RUN_DIR_PREFIX = "omni-run-"
 
 

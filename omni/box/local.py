@@ -9,16 +9,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-from omni.box.channel import PipeStream, ToolStream, server_env
+from omni.box.channel import OverChannel, PipeStream, ToolStream, server_env
 from omni.box.toolbox import server_table
 from omni.errors import SandboxError
 from omni.resources import data_dir
-from omni.results import ToolResult
 
 
-class LocalSandbox:
+class LocalSandbox(OverChannel):
     """Tools on the host, in the run's worktree. No isolation: an explicit opt-in."""
 
     kind = "local"
@@ -40,19 +38,6 @@ class LocalSandbox:
     def hold(self) -> Iterator[None]:
         """Nothing to hold: without a container there is no isolation to keep (see --sandbox local)."""
         yield
-
-    def run_tool(self, name: str, args: dict[str, Any], timeout: float) -> ToolResult:
-        return self.channel.call(name, args, timeout)
-
-    def set_relay(self, relay) -> None:
-        self.channel.relay = relay
-
-    def busy(self) -> bool:
-        """Whether a tool call is being waited on."""
-        return self.channel.running is not None
-
-    def cancel_running(self) -> None:
-        self.channel.cancel_running()
 
     def attach_tool(self, script: str, args: list[str]) -> int:
         raise SandboxError("an interactive program needs the Docker sandbox; --sandbox local runs nothing in one")

@@ -15,19 +15,17 @@ import pwd
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from omni.box import images
 from omni.box.bound import BoundWorktree, MountNotSeen
-from omni.box.channel import DockerStream, RunDir, ToolStream, pid_alive, server_env
+from omni.box.channel import DockerStream, OverChannel, RunDir, ToolStream, pid_alive, server_env
 from omni.box.copied import CopiedWorktree
 from omni.box.engine import MountChoice, choose_mount, docker_client, is_podman
 from omni.box.toolbox import server_table
 from omni.errors import SandboxError
 from omni.settings import Settings
-from omni.results import ToolResult
 
 LABEL = "org.omni.run"
 TOOLS_PYTHON = "/opt/omni-tools/bin/python"  # the tool runtime's own Python in the image
@@ -122,7 +120,7 @@ def _environment(image: str) -> dict[str, str]:
     }
 
 
-class DockerSandbox:
+class DockerSandbox(OverChannel):
     """One hardened container per run, over the run's worktree."""
 
     kind = "docker"
@@ -233,21 +231,6 @@ class DockerSandbox:
             return "\n" + self.container.logs(tail=20).decode(errors="replace")
         except Exception:  # noqa: BLE001 - no container, or the engine is gone: nothing more to say
             return ""
-
-    def run_tool(self, name: str, args: dict[str, Any], timeout: float) -> ToolResult:
-        return self.channel.call(name, args, timeout)
-
-    def set_relay(self, relay: Callable[[dict], dict] | None) -> None:
-        """Who answers a running tool's model requests (omni/model/relay.py); None refuses them."""
-        self.channel.relay = relay
-
-    def busy(self) -> bool:
-        """Whether a tool call is being waited on."""
-        return self.channel.running is not None
-
-    def cancel_running(self) -> None:
-        """Cancel the tool call another thread waits on (the relay of an interactive Aider, when it exits)."""
-        self.channel.cancel_running()
 
     def attach_tool(self, script: str, args: list[str]) -> int:
         """A tools/ script in the container on this terminal, as the sandbox user, until it exits; its exit code."""
