@@ -297,3 +297,18 @@ def test_slash_aider_at_the_pause_makes_a_step_the_model_is_told_of(calc_repo, a
     branch = next(b for b in git(calc_repo, "branch", "--format=%(refname:short)").split() if b.startswith("omni/"))
     # the pause's change is a step of its own, which /undo would take back
     assert "omni step: aider_edit" in git(calc_repo, "log", "--format=%s", "-3", branch)
+
+
+def test_aider_outside_the_docker_sandbox_is_refused_before_anything_is_written(calc_repo):
+    with FakeOpenAI() as fake:
+        run = run_omni(calc_repo, "--aider", "fix add", fake=fake, sandbox="local")
+    assert run.code == 2 and "Aider runs only inside the Docker sandbox" in run.stderr + run.stdout
+    assert not (calc_repo / ".omni" / "runs").exists() and fake.requests == []
+
+
+def test_files_outside_the_worktree_are_a_model_facing_error(tmp_path, aider_image):
+    with FakeOpenAI() as fake, own_sandbox(tmp_path, "aider-out", CALC, config={"aider": True}) as box:
+        relayed(box, fake)
+        result = box.run_tool("aider_edit", {"instruction": "x", "files": ["../../etc/passwd"], "model": "m"}, 60)
+        assert not result.success and "outside the repository" in result.error
+        assert (box.workspace / "calc.py").read_text() == CALC["calc.py"] and fake.requests == []
