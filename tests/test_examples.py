@@ -30,6 +30,19 @@ FIX_ADD = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "r
     ("to_list('a') should return ['a'], not 'a'.", [Example("to_list('a')", "['a']")]),
     ("mean([1, 2]) yields 1 instead of 1.5", [Example("mean([1, 2])", "1.5")]),
     ("clamp(15, 0, 10) must be 10", [Example("clamp(15, 0, 10)", "10")]),
+    # The same report in other words: whatever the verb, with words between the call and the verb, the expected
+    # value said after the one it gives, or the call said after what was expected.
+    ("middle([4, 1, 3, 2]) in numbers/core.py returns 3 instead of 2.5", [Example("middle([4, 1, 3, 2])", "2.5")]),
+    ("With middle([4, 1, 3, 2]) I get 3 rather than 2.5", [Example("middle([4, 1, 3, 2])", "2.5")]),
+    ("middle([4, 1, 3, 2]) returns 3, expected 2.5", [Example("middle([4, 1, 3, 2])", "2.5")]),
+    ("middle([4, 1, 3, 2]) -> 3 (expected: 2.5)", [Example("middle([4, 1, 3, 2])", "2.5")]),
+    ("middle([4,1,3,2]) comes out as 3; the right answer is 2.5", [Example("middle([4,1,3,2])", "2.5")]),
+    ("I expected middle([4, 1, 3, 2]) to be 2.5 but got 3.", [Example("middle([4, 1, 3, 2])", "2.5")]),
+    ("Expected `middle([4, 1, 3, 2])` to return 2.5, got 3", [Example("middle([4, 1, 3, 2])", "2.5")]),
+    ("We want pad('7', 3) to give '007'", [Example("pad('7', 3)", "'007'")]),
+    ("`to_int('0x1f')` should be `31`", [Example("to_int('0x1f')", "31")]),
+    ("Calling middle([4, 1, 3, 2]) returns 3 but the result is supposed to be 2.5.",
+     [Example("middle([4, 1, 3, 2])", "2.5")]),
 ])
 def test_examples_are_taken_from_the_way_bug_reports_state_them(goal, expected):
     assert goal_examples(goal) == expected
@@ -45,6 +58,12 @@ def test_examples_are_taken_from_the_way_bug_reports_state_them(goal, expected):
     "width() should return -1 when the string has a tab",  # a function named in prose, and a condition
     "size('ab') should return 0 if it is empty",  # a condition
     "order([3, 2, 1]). Then sort the rest",  # a sentence going on, not an attribute
+    "use fast_sum(xs) instead of slow_sum(xs)",  # an instruction: no verb says what a call gives
+    "Call setup(db) first. The count should be 3",  # the call is in another sentence
+    "After load(path), the docs should be updated",  # a word, not a value
+    "I want parse('a') to be fast",  # a word, not a value
+    "pad('7', 3) should give '007' when the width is wider",  # a rule with a condition
+    "we expected an error. save(x) is fine",  # no value after "expected"
 ])
 def test_prose_gives_no_examples(goal):
     assert goal_examples(goal) == []

@@ -1,8 +1,15 @@
 """The examples a goal states as code: a report of a bug often says what a call gives and what it should give.
-Three ways of saying it are read: `expression == value`; `expression gives A instead of B` (any verb: returns,
-yields, is...; B is the expected value); `expression should equal value` (or "X(...) is wrong: it should be Y",
-where "it" points back at the last call). An expression must contain a call, and the English around it does not
-parse, so it is left out. (omni/check/examples.py runs them in the sandbox.)"""
+Read however the report words it, as long as both sides are code:
+- `expression == value`;
+- what it gives, then what it should give: `expression <verb> A instead of B` (or "rather than"; any verb:
+  returns, gives, comes out as, I get...), `... A, expected B`, `... the right answer is B`;
+- what it should give: `expression should equal value` (be, return, give, must...);
+- what was expected, subject first: `I expected expression to be value` (want, would like...).
+The expression is the one just before the words, or the last call in the same sentence ("f(x) in mod.py returns
+3 instead of 2.5"), or after "it"/"this"/"that" the last call before the pronoun. An expression must contain a
+call with arguments, and the English around it does not parse, so it is left out; an expected value must be a
+value, not a word ("should be quiet"), and a rule with a condition after it ("... when the list is empty") is
+not one case. (omni/check/examples.py runs them in the sandbox, and drops the ones that already hold.)"""
 
 from __future__ import annotations
 
@@ -13,10 +20,23 @@ from dataclasses import dataclass
 
 MAX_EXAMPLES = 4
 WINDOW = 200  # characters an expression may span
-_INSTEAD = re.compile(r"\s+instead of\s+", re.I)
-_VERB = re.compile(r"\s+(?:returns?|gives?|yields?|produces?|evaluates to|is)\s+", re.I)
+_INSTEAD = re.compile(r"\s+(?:instead of|rather than)\s+", re.I)
+# What a call is said to give: the verb between the expression and the value it gives now.
+_VERB = re.compile(r"\s+(?:returns?|returned|gives?|gave|yields?|yielded|produces?|produced|evaluates to|"
+                   r"results? in|comes? out as|came out as|prints?|printed|outputs?|shows?|get|got|is|was)\s+", re.I)
 _EQUALS = re.compile(r"(?<![=!<>])==(?!=)")
-_SHOULD = re.compile(r"\s+(?:should|must)\s+(?:be\s+equal\s+to|equal|return|give|be)\s+", re.I)
+_GIVE = r"(?:be(?:en)?\s+equal\s+to|equal(?:led)?|return(?:ed)?|give[ns]?|yield(?:ed)?|produced?|" \
+        r"evaluated?\s+to|be(?:en)?)"
+_SHOULD = re.compile(r"\s+(?:should|must|ought\s+to|is\s+supposed\s+to|needs\s+to)\s+(?:have\s+)?" + _GIVE + r"\s+",
+                     re.I)
+# What it should give, said after what it gives: "..., expected 2.5", "the correct result is 2.5".
+_EXPECTED = re.compile(r"(?:\bexpected(?:\s+(?:result|value|output|answer))?(?:\s+(?:is|was|would\s+be)|\s*[:=])?"
+                       r"|\b(?:the\s+)?(?:right|correct|proper|expected)\s+(?:answer|result|value|output)"
+                       r"\s+(?:is|would\s+be|should\s+be)\s*:?)\s+", re.I)
+# Subject first: "I expected f(x) to be 2.5", "we want f(x) to return [1]".
+_TO_GIVE = re.compile(r"\s+to\s+" + _GIVE + r"\s+", re.I)
+_EXPECTING = re.compile(r"\b(?:expect(?:ed|s)?|want(?:ed|s)?|would\s+like|'d\s+like)\s+`?$", re.I)
+_SENTENCE = re.compile(r"[.!?](?=\s)|\n\s*\n")  # where a sentence ends: the last call before a verb is in it
 _CONDITIONS = {"when", "whenever", "if", "unless", "for"}  # "f(x) should be 3 when ...": a rule, not one case
 _PRONOUN = re.compile(r"(?:^|\W)(?:it|this|that)\s*$", re.I)  # "... is wrong: it should be ..." refers back
 # Endings of a stated value: the character after it.
@@ -52,7 +72,7 @@ def _tree(text: str) -> ast.expr | None:
 
 def _expression_before(goal: str, end: int) -> str | None:
     """The longest expression with a call in it that ends at `end`: English before it does not parse."""
-    text = goal[max(0, end - WINDOW):end].rstrip()
+    text = goal[max(0, end - WINDOW):end].rstrip().removesuffix("`").rstrip()  # `f(x)` is f(x)
     for start in range(len(text)):
         if (start and not (text[start - 1].isspace() or text[start - 1] in "(`\"'")) \
                 or not (text[start].isalpha() or text[start] == "_"):
@@ -65,7 +85,7 @@ def _expression_before(goal: str, end: int) -> str | None:
 
 def _value_after(goal: str, start: int) -> str | None:
     """The longest value that starts at `start`, not a comparison or a chain of them (`3 and f(y) == 4`)."""
-    text = goal[start:start + WINDOW].lstrip()
+    text = goal[start:start + WINDOW].lstrip().removeprefix("`")
     best = None
     for end in range(1, len(text) + 1):
         if end < len(text) and text[end] not in _ENDS:
@@ -85,11 +105,21 @@ def bare_calls(expression: str) -> set[str]:
     return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
 
 
+def _last_call(goal: str, end: int) -> str | None:
+    """The last expression with a call in it that ends before `end` in the same sentence ("f(x) in mod.py
+    returns 3": the words between the call and the verb are not code)."""
+    start = max([m.end() for m in _SENTENCE.finditer(goal, max(0, end - WINDOW), end)], default=max(0, end - WINDOW))
+    for close in range(end, start, -1):
+        if goal[close - 1:close] in (")", "]") and (found := _expression_before(goal, close)):
+            return found
+    return None
+
+
 def _subject(goal: str, end: int) -> str | None:
-    """What "should equal" is said of: the expression just before it, or, after "it", "this" or "that",
-    the last expression with a call in the WINDOW before the pronoun."""
-    if direct := _expression_before(goal, end):
-        return direct
+    """What a value is said of: the expression just before the words, the last call in the same sentence, or,
+    after "it", "this" or "that", the last expression with a call in the WINDOW before the pronoun."""
+    if found := _expression_before(goal, end) or _last_call(goal, end):
+        return found
     start = max(0, end - 20)
     pronoun = _PRONOUN.search(goal[start:end])
     if not pronoun:
@@ -111,25 +141,40 @@ def _stated(expression: str, expected: str, after: str) -> bool:
             and not (rest and rest[0].lower() in _CONDITIONS))
 
 
+def _after(goal: str, start: int) -> tuple[str, int] | None:
+    """The value stated at `start` and where it ends."""
+    value = _value_after(goal, start)
+    return (value, goal.find(value, start) + len(value)) if value else None
+
+
 def goal_examples(goal: str) -> list[Example]:
-    """`expression == value`, `expression gives X instead of value`, and `expression should equal value`
-    (or "X(...) is wrong: it should equal value"), in the order the goal states them."""
+    """Every example the goal states (see the module's comment), in the order the goal states them."""
     found: list[tuple[int, Example]] = []
+
+    def take(at: int, expression: str | None, value: tuple[str, int] | None, check: bool = True) -> None:
+        if expression and value and (not check or _stated(expression, value[0], goal[value[1] - len(value[0]):])):
+            found.append((at, Example(expression, value[0])))
+
     for match in _EQUALS.finditer(goal):
-        expression, expected = _expression_before(goal, match.start()), _value_after(goal, match.end())
-        if expression and expected:
-            found.append((match.start(), Example(expression, expected)))
+        take(match.start(), _expression_before(goal, match.start()), _after(goal, match.end()), check=False)
     for match in _INSTEAD.finditer(goal):
         verbs = list(_VERB.finditer(goal, max(0, match.start() - 100), match.start()))
-        if not verbs:
-            continue
-        expression, expected = _expression_before(goal, verbs[-1].start()), _value_after(goal, match.end())
-        if expression and expected:
-            found.append((match.start(), Example(expression, expected)))
+        if verbs:
+            direct = _expression_before(goal, verbs[-1].start())
+            take(match.start(), direct or _last_call(goal, verbs[-1].start()), _after(goal, match.end()),
+                 check=not direct)
     for match in _SHOULD.finditer(goal):
-        expression, expected = _subject(goal, match.start()), _value_after(goal, match.end())
-        if expression and expected and _stated(expression, expected, goal[match.end():]):
-            found.append((match.start(), Example(expression, expected)))
+        take(match.start(), _subject(goal, match.start()), _after(goal, match.end()))
+    for match in _EXPECTED.finditer(goal):
+        value = _after(goal, match.end())
+        if value and not _TO_GIVE.match(goal, value[1]):  # "expected f(x) to be 3" is read below
+            take(match.start(), _last_call(goal, match.start()), value)
+    for match in _TO_GIVE.finditer(goal):
+        expression = _expression_before(goal, match.start())
+        if expression:
+            before = goal[:goal.rfind(expression, 0, match.start())]
+            if _EXPECTING.search(before):
+                take(match.start(), expression, _after(goal, match.end()))
     unique = list(dict.fromkeys(example for _, example in sorted(found, key=lambda item: item[0])))
     return unique[:MAX_EXAMPLES]
 
