@@ -531,6 +531,38 @@ def test_pytest_deprecations_do_not_break_a_project_that_errors_on_warnings(tmp_
         assert dotted.success and "tests.test_strict is read as tests/test_strict.py." in dotted.output
 
 
+SRC_LAYOUT = {
+    "pytest.ini": "[pytest]\npythonpath = src\n",
+    "src/stats/__init__.py": "",
+    "src/stats/core.py": "def middle(xs):\n    xs = sorted(xs)\n    return xs[len(xs) // 2]\n",
+    "src/stats/spread.py": "def width(xs):\n    return max(xs) - min(xs)\n",
+    "src/stats/unused.py": "def nothing():\n    return None\n",
+    "tests/helpers.py": "def data():\n    return [4, 1, 3, 2]\n",
+    "tests/test_core.py": "from stats.core import middle\n\n\ndef test_odd():\n    assert middle([3, 1, 2]) == 2\n",
+    "tests/test_median.py": "from stats import core\n\n\ndef test_even():\n    assert core.middle([4, 1, 2]) == 2\n"
+                            "\n\ndef test_four():\n    assert core.middle([4, 1, 2, 3]) == 2.5\n",
+    "tests/test_spread.py": "import stats.spread\n\n\ndef test_width():\n    assert stats.spread.width([1, 5]) == 4\n",
+}
+
+
+def test_run_tests_on_a_source_file_runs_the_tests_that_import_it(tmp_path, docker_engine):
+    # A model that edited src/stats/core.py asks for "its" tests by that path: pytest collects nothing from it.
+    with own_sandbox(tmp_path, "srcmap", SRC_LAYOUT) as box:
+        result = box.run_tool("run_tests", {"selection": ["src/stats/core.py"]}, 60)
+        assert result.output.startswith("src/stats/core.py is code, not tests: ran the tests that import it "
+                                        "(tests/test_core.py, tests/test_median.py).")
+        assert result.details["summary"]["passed"] == 2 and result.details["summary"]["failed"] == 1
+        assert result.details["failing"] == ["tests/test_median.py::test_four"]
+        both = box.run_tool("run_tests", {"selection": ["src/stats/spread.py", "tests/test_core.py"]}, 60)
+        assert both.success and both.details["summary"]["passed"] == 2, both.output
+        lonely = box.run_tool("run_tests", {"selection": ["src/stats/unused.py"]}, 60)
+        assert lonely.output.startswith("src/stats/unused.py is code, not tests, and no test file imports it: "
+                                        "ran the whole suite.")
+        assert lonely.details["summary"]["passed"] == 3 and lonely.details["summary"]["failed"] == 1
+        helper = box.run_tool("run_tests", {"selection": ["tests/helpers.py"]}, 60)  # imported by no test either
+        assert "no test file imports it" in helper.output and helper.details["summary"]["passed"] == 3
+
+
 def test_project_addopts_for_a_missing_plugin_are_left_out_and_said(tmp_path, docker_engine):
     # wcwidth's tox.ini adds --cov options; without pytest-cov, pytest exited 4 before running a test.
     with own_sandbox(tmp_path, "cov", {"tox.ini": "[pytest]\naddopts = --cov=pkg --cov-append\n",

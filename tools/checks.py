@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 
 from context import Context, result
+from testmap import for_sources
 from workspace import ToolError, nearest_paths, resolve
 
 TRACE_LINES = 12
@@ -171,7 +172,8 @@ def run_tests(ctx: Context, selection: list[str] | None = None, timeout: int = 6
                       failure="timeout" if done.timed_out else "tests_failed", exit_code=done.exit_code)
     # A wrong test path or id still runs tests: the nearest existing selection, said in the answer.
     # A model that guessed a test name learns more from the real run than from "not found".
-    kept, notes = [], []
+    selection, notes = for_sources(ctx, selection)  # a source file's tests are the ones that import it
+    kept = []
     for item in selection:
         path, _, test_id = item.partition("::")
         module = path.replace(".", "/") + ".py"  # tests/test_tz or tests.test_tz: the module's file

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import os
-import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -15,13 +13,13 @@ from pathlib import Path
 import checks
 import python_tools
 from context import Context, result
+from testmap import tests_importing
 from workspace import ToolError, read_text, resolve
 
 NOT_COPIED = (".git", "__pycache__", ".pytest_cache", ".mypy_cache", "node_modules")  # .omni/check is: the check
 SCRATCH_SKIP = shutil.ignore_patterns(*NOT_COPIED)
 PROBE_TIMEOUT = 30
 MESSAGE = 600  # characters of a candidate's failure kept for the next round's prompt
-NOT_SEARCHED = {*NOT_COPIED, ".omni", ".venv", "venv"}  # for the module's own test files
 
 
 def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests: list[str] | None = None,
@@ -47,7 +45,7 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
         # them broken breaks them too (run U, pathspec-normalize-dot: two such were applied, and the
         # finish gate sent the run back for the tests they left broken)
         files = [t.split("::")[0] for t in tests or [] if not t.startswith(".omni/")]
-        beside = [] if ctx.test_command else list(dict.fromkeys(files + module_tests(scratch, path)))
+        beside = [] if ctx.test_command else list(dict.fromkeys(files + tests_importing(box, path, limit=5)))
         if failing_before is not None:
             before = set(failing_before)
         else:
@@ -60,32 +58,6 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
     return result(True, f"{passing} of {len(outcomes)} candidate(s) pass the check without breaking "
                   f"{', '.join(beside) or 'other tests'}\n" + "\n".join(lines), outcomes=outcomes,
                   module_tests=beside, baseline=baseline)
-
-
-def module_tests(root: Path, path: str, limit: int = 5) -> list[str]:
-    """The test files of the module at `path`: those that import it, or are named after it."""
-    dotted = Path(path).with_suffix("").as_posix().replace("/", ".").removeprefix("src.")
-    name = dotted.rsplit(".", 1)[-1]
-    package = dotted.rsplit(".", 1)[0] if "." in dotted else ""
-    imports = re.compile(rf"^\s*(?:import {re.escape(dotted)}\b|from {re.escape(dotted)} import|"
-                         + (rf"from {re.escape(package)} import .*\b{re.escape(name)}\b" if package else r"(?!)")
-                         + ")", re.MULTILINE)
-    found = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in NOT_SEARCHED)  # a virtualenv is never walked
-        for file_name in sorted(f for f in files if f.endswith(".py")):
-            rel = (Path(folder) / file_name).relative_to(root).as_posix()
-            if rel == path or not (file_name.startswith("test_") or file_name.endswith("_test.py")):
-                continue
-            try:
-                text = read_text(Path(folder) / file_name, rel)
-            except ToolError:  # not text
-                continue
-            if file_name in (f"test_{name}.py", f"{name}_test.py") or imports.search(text):
-                found.append(rel)
-            if len(found) == limit:
-                return found
-    return found
 
 
 def _failing(box: Context, files: list[str], timeout: int) -> list[str]:
