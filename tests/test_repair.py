@@ -257,6 +257,29 @@ def test_the_opening_round_repairs_the_localized_definition_before_the_model_act
     assert "return a + b" in (calc_repo / "calc.py").read_text()
 
 
+def test_with_no_word_of_the_goal_to_go_on_the_opening_round_goes_where_only_the_failing_test_goes(tmp_path, fake,
+                                                                                                  docker_engine):
+    """The goal names no code, and the failing test calls two functions: the line coverage of the failing and the
+    passing tests (spectrum) points to the one definition only the failing test runs all of."""
+    repo = make_repo(tmp_path / "repo", {
+        "stats.py": ("def middle(xs):\n    xs = sorted(xs)\n    if len(xs) % 2:\n        return xs[len(xs) // 2]\n"
+                     "    return (xs[len(xs) // 2] + xs[len(xs) // 2]) / 2\n\n\n"
+                     "def width(xs):\n    return max(xs) - min(xs)\n"),
+        "test_stats.py": ("from stats import middle, width\n\n\ndef test_odd():\n"
+                          "    assert middle([3, 1, 2]) == 2\n\n\ndef test_even():\n"
+                          "    assert middle([4, 1, 3, 2]) == 2.5\n    assert width([1, 5]) == 4\n\n\n"
+                          "def test_width():\n    assert width([1, 5]) == 4\n")})
+    right = ("```python\ndef middle(xs):\n    xs = sorted(xs)\n    if len(xs) % 2:\n        return xs[len(xs) // 2]\n"
+             "    return (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2\n```")
+    fake.add(PLAN, {"choices": [right, right]})
+    run = run_omni(repo, "--yes", "--samples", "2", "the average of the two middle values is wrong for even lists",
+                   fake=fake, finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    opening = next(e for e in run.events() if e["kind"] == "opening")
+    assert (opening["path"], opening["symbol"]) == ("stats.py", "middle") and "spectrum score 1.00" in opening["why"]
+    assert "xs[len(xs) // 2 - 1]" in (repo / "stats.py").read_text()
+
+
 def test_the_opening_round_writes_a_function_the_goal_asks_for_and_lists_it_in_all(tmp_path, fake, docker_engine):
     """A feature goal: its example calls count_reps, which nothing defines yet, and it names pkg/seqs.py.
     The candidates are new functions, shown the file's imports; the one that passes is added at the end

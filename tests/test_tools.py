@@ -563,6 +563,41 @@ def test_run_tests_on_a_source_file_runs_the_tests_that_import_it(tmp_path, dock
         assert "no test file imports it" in helper.output and helper.details["summary"]["passed"] == 3
 
 
+SPECTRUM = {
+    "pytest.ini": "[pytest]\npythonpath = src\naddopts = --cov=stats\n",  # a coverage plugin: left out
+    "src/stats/__init__.py": "",
+    "src/stats/core.py": ("def middle(xs):\n    xs = sorted(xs)\n    n = len(xs)\n    if n % 2:\n"
+                          "        return xs[n // 2]\n    return (xs[n // 2] + xs[n // 2]) / 2\n\n\n"
+                          "def width(xs):\n    def top(v):\n        return v\n    return top(max(xs)) - min(xs)\n"),
+    "tests/test_core.py": ("from stats.core import middle, width\n\n\ndef test_odd():\n"
+                           "    assert middle([3, 1, 2]) == 2\n\n\ndef test_even():\n"
+                           "    assert width([1, 5]) == 4 and middle([4, 1, 3, 2]) == 2.5\n\n\n"
+                           "def test_width():\n    assert width([1, 5]) == 4\n"),
+    ".omni/check/test_reproduce.py": "from stats.core import middle\n\n\ndef test_it():\n"
+                                     "    assert middle([2, 1]) == 1.5\n",
+}
+
+
+def test_spectrum_ranks_the_line_only_failing_tests_run(tmp_path, docker_engine):
+    with own_sandbox(tmp_path, "spectrum", SPECTRUM) as box:
+        ran = box.run_tool("spectrum", {"failing": ["tests/test_core.py::test_even"]}, 300)
+        assert ran.success, ran.error
+        suspects = ran.details["suspects"]
+        assert (suspects[0]["path"], suspects[0]["symbol"], suspects[0]["score"], suspects[0]["lines"]) == \
+            ("src/stats/core.py", "middle", 1.0, [6])  # the even branch: only the failing test runs it
+        assert {s["symbol"] for s in suspects} == {"middle", "width", "width.top"}
+        assert all(s["score"] < 1.0 for s in suspects[1:])  # width runs in the passing test_width too
+        assert ran.details["failed"] == 1 and ran.details["passed"] == 2
+        # A reproduction test's file has no passing test: the test files of the code it ran are the passing side.
+        alone = box.run_tool("spectrum", {"failing": [".omni/check/test_reproduce.py::test_it"]}, 300)
+        assert alone.success and alone.details["suspects"][0]["symbol"] == "middle", alone.output
+        assert alone.details["passed"] == 2  # test_odd and test_width, from tests/test_core.py
+        none = box.run_tool("spectrum", {"failing": ["tests/test_core.py::test_odd"]}, 300)
+        assert not none.success and "no test failed under the tracer" in none.error
+        outside = box.run_tool("spectrum", {"failing": ["../x.py::test"]}, 60)
+        assert not outside.success and "outside the repository" in outside.error
+
+
 def test_project_addopts_for_a_missing_plugin_are_left_out_and_said(tmp_path, docker_engine):
     # wcwidth's tox.ini adds --cov options; without pytest-cov, pytest exited 4 before running a test.
     with own_sandbox(tmp_path, "cov", {"tox.ini": "[pytest]\naddopts = --cov=pkg --cov-append\n",

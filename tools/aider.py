@@ -7,7 +7,8 @@ endpoint with the key it holds, and refuses the rest (omni/model/relay.py). The 
 
 What Aider changed is found by comparing the worktree before and after, so the result says it whatever Aider
 printed; a Python file it left with a new syntax or fatal lint error rolls the whole edit back (the edit gate of
-tools/edits.py). Aider's own state files (.aider*) are removed; its histories go to /tmp.
+tools/edits.py). Aider's own state files (.aider*) are removed; its histories go to /tmp. The host half of
+aider_edit (hints, the model, Aider's settings) is omni/delegate/aider.py.
 """
 
 from __future__ import annotations

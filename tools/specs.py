@@ -107,12 +107,7 @@ class TestDetails(Details):
     summary: TestCounts | None = Field(None, description="None when pytest could not run or report")
     failing: list[str] = Field(default_factory=list, description="ids of failing and erroring tests")
     headline: str = Field("", description="one line: the counts")
-    raised: dict[str, str] = Field(default_factory=dict, description="failing test id -> the exception it raised "
-                                   "(AssertionError for a failed assert; empty when unknown)")
-
-
-class ShellDetails(Details):
-    killed: bool = False
+    raised: dict[str, str] = Field(default_factory=dict, description="failing test id -> the exception it raised")
 
 
 class ExamplesDetails(Details):
@@ -272,7 +267,7 @@ class run_tests(Spec):
 class shell(Spec):
     """Run a bash command in the repository (for anything the other tools do not cover)."""
 
-    kind, module, details = COMMAND, "checks", ShellDetails
+    kind, module = COMMAND, "checks"  # details: exit_code, killed, elided_bytes, duration_s
     command: str
     timeout: int = Field(120, ge=1, le=3600)
 
@@ -291,8 +286,7 @@ class git_diff(Spec):
 
 
 class find_definitions(Spec):
-    """The def, class (and module-level assignment) lines of Python files that define the given names, or names
-    that contain one of the given words, as fields."""
+    """The def, class (and module-level assignment) lines that define the given names, or names with given words."""
 
     kind, module, details = INTERNAL, "files", FoundDetails
     names: list[str] = Field(default_factory=list, description="exact names")
@@ -331,6 +325,14 @@ class RepairDetails(Details):
     baseline: list[dict] = Field(default_factory=list)  # what each probe gives on the code as it is: {got, raised}
 
 
+class spectrum(Spec):
+    """The definitions failing tests run more than passing ones do: both run with a line tracer, Ochiai scores."""
+
+    kind, module = INTERNAL, "spectrum"  # details: suspects [{path, symbol, score, lines}], failed, passed
+    failing: list[str] = Field(min_length=1)
+    passing: list[str] | None = None  # test files or ids: the failing tests' own files by default
+
+
 class try_fixes(Spec):
     """Try candidate rewrites of one definition, each in a scratch copy, against the run's check."""
 
@@ -347,7 +349,6 @@ class try_fixes(Spec):
 
 class PlanItem(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
     text: str
     status: Literal["pending", "in_progress", "done", "skipped"] = "pending"
 
@@ -387,7 +388,6 @@ class propose_fixes(Spec):
 class aider_edit(Spec):
     """Hand a change you can describe in words to Aider, which edits the files in its own formats; you get the diff."""
 
-    # omni/delegate/aider.py adds hints, the model and Aider's settings, and calls the half in tools/aider.py
     kind, module, details, edits = HOST, "aider", AiderDetails, True
     instruction: str = Field(min_length=1, description="the change to make, in plain words")
     files: list[str] | None = Field(None, description="the files to edit; omit to let omni pick them")

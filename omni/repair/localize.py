@@ -12,7 +12,9 @@ Tried in this order; the first rule that names exactly one definition wins:
    examples do not spell out ("negative sizes are rejected" and `parse('-1k')` ran `check_sign` last): the
    symptom shows in the result, so the last such function is the nearest to it;
 6. the only short function, dunder methods aside, that the goal's examples run (a constructor that calls one
-   helper: the helper).
+   helper: the helper);
+7. the one definition the failing tests run and the passing ones run least (spectrum-based fault localization,
+   tools/spectrum.py): no word of the goal is needed.
 A definition in a test file, or longer than MAX_LINES, is never the target: its rewrites would cost
 minutes of generation on a small local model. Everything is looked up with the sandbox's read-only tools.
 """
@@ -59,7 +61,25 @@ def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], express
     called = _called(sandbox, tests[:MAX_TESTS], expressions)
     if len(called) == 1 and (found := definition(sandbox, called[0], near)):
         return Target(found[0], found[1], "the only function of the project that the check calls")
-    return _traced(sandbox, reading, expressions)
+    return _traced(sandbox, reading, expressions) or _suspected(sandbox, tests)
+
+
+def _suspected(sandbox: Sandbox, tests: list[str]) -> Target | None:
+    """Rule 7: the one definition the failing tests run most and the passing ones least (tools/spectrum.py:
+    line coverage of both, scored per line; among equals, the one the passing tests run more of), when no other
+    definition ranks as high."""
+    if not tests:
+        return None
+    ran = sandbox.run_tool("spectrum", {"failing": tests[:MAX_TESTS]}, 600)
+    suspects = getattr(details("spectrum", ran), "suspects", []) if ran.success else []
+    top = [s for s in suspects if (s["score"], s["shared"]) == (suspects[0]["score"], suspects[0]["shared"])]
+    if len(top) != 1 or is_test_file(top[0]["path"]):
+        return None
+    found = definition(sandbox, top[0]["symbol"], [top[0]["path"]])
+    if found is None:
+        return None
+    return Target(found[0], found[1], f"the failing tests run it and the passing ones less: spectrum score "
+                                      f"{top[0]['score']:.2f} at line {top[0]['lines'][0]}")
 
 
 def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> Target | None:
