@@ -51,6 +51,9 @@ class Settings(BaseModel):
         "model", "cap on tokens per reply; small local models: ~1024"))
     samples: int = Field(4, ge=1, le=16, json_schema_extra=_flag(
         "model", "candidate rewrites verified repair samples and tries against the check (1: off)"))
+    mechanical: bool = Field(True, json_schema_extra=_flag(
+        "model", "skip the mechanical candidates verified repair tries when sampled rewrites fail (one-token "
+        "changes: an operator, an integer one off, two arguments swapped)", off="--no-mechanical"))
     opening_repair: bool = Field(True, json_schema_extra=_flag(
         "model", "let the model take the first step even when the goal and the check point to one definition "
         "(by default omni first tries --samples rewrites of it)", off="--no-opening-repair"))

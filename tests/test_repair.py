@@ -74,6 +74,30 @@ def test_a_second_round_is_shown_the_first_rounds_best_miss_and_its_failure(calc
     assert "return a + b" in (calc_repo / "calc.py").read_text()
 
 
+def test_when_no_sampled_rewrite_passes_the_mechanical_candidates_are_tried_and_one_is_applied(calc_repo, fake,
+                                                                                               tmp_path, docker_engine):
+    # A one-token bug (`-` for `+`): the model's two rewrites miss, and of the one-change variants of the code as it
+    # is, `a + b` passes. No second round of samples is asked for.
+    fake.add(PLAN, PROPOSE, {"choices": [WRONG_1, WRONG_1.replace("+ 1", "+ 1  # one more")]}, FINISH)
+    run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake, mechanical=True)
+    assert run.code == 0, run.stdout + run.stderr
+    seen = candidates(run)
+    assert [(c["asked"], c["passes"]) for c in seen[:2]] == [("n", False), ("n", False)]
+    assert seen[0]["votes"] == seen[1]["votes"] == 2  # the same fix twice: one shape, tried once
+    mechanical = [c for c in seen[2:] if c["asked"] == "mechanical"]
+    assert len(mechanical) == len(seen) - 2 >= 1
+    assert [c["code"].strip() for c in mechanical if c["passes"]] == ["def add(a, b):\n    return a + b"]
+    assert sum(1 for r in fake.requests if r.get("n")) == 1  # the mechanical ones cost no model request
+    observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
+    assert observation["success"] and f"{len(seen)} candidate rewrites of add" in observation["output"]
+    assert "return a + b" in (calc_repo / "calc.py").read_text()
+    with FakeOpenAI() as other:  # --no-mechanical: a second round of samples instead
+        other.add(PLAN, PROPOSE, {"choices": [WRONG_1, WRONG_2]}, {"choices": [WRONG_2, RIGHT]}, FINISH)
+        off = run_omni(make_repo(tmp_path / "off", CALC), "--yes", "--samples", "2", "make add() return the sum",
+                       fake=other)
+    assert off.code == 0 and [c["asked"] for c in candidates(off)] == ["n"] * 4
+
+
 def test_candidates_that_are_all_the_code_unchanged_are_said_to_be(calc_repo, fake, docker_engine):
     unchanged = "```python\ndef add(a, b):\n    return a - b\n```"
     fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}

@@ -1,6 +1,9 @@
 """Verified repair: sample several complete rewrites of one definition (one short prompt of its own: the goal,
 the check, the code; a sampling temperature), try each in a scratch copy of the workspace against the run's check
 (the failing tests the goal is about, the goal's examples, the reproduction test), and apply the one that passes.
+When the first round's samples find none, the mechanical candidates go beside them (omni/repair/mutants.py: one
+small change each, no model call; as many as fit in MECHANICAL_S at the rate the samples were tried), once a
+definition. A candidate of the same shape as one tried before is not tried again; it takes that one's outcome.
 
 Rank: the check passes, then fewer broken and failing tests; among those that pass, the behaviour most of them
 share on the probes (omni/repair/probes.py: calls near the goal's examples), then the fewest probes changed from
@@ -14,6 +17,8 @@ check, not k raw failures. The loop reaches all of this through omni/repair/stra
 from __future__ import annotations
 
 import ast
+import textwrap
+import time
 from collections import Counter
 from collections.abc import Callable
 
@@ -25,19 +30,25 @@ from omni.model.textmode import code_of
 from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
+from omni.repair.mutants import MAX_MUTANTS, mutants
 from omni.repair.inputs import first_statement, ignored_parameters, special_cases
 from omni.repair.probes import Probes, behaviour, goal_probes, left_as_it_was
 from omni.results import ToolResult
 
 TEMPERATURE = 0.8
+MECHANICAL_S = 60  # seconds of trying the mechanical candidates may take, at the rate sampled ones were tried
+MIN_MUTANTS = 3
 ROUNDS_PER_CALL = 2  # rounds of samples one propose_fixes asks for while none passes: the next hears how it failed
 
 
 class VerifiedRepair:
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter: UsageMeter,
-                 check: Callable[[], Check], samples: int, reading: GoalReading):
+                 check: Callable[[], Check], samples: int, reading: GoalReading, mechanical: bool = True):
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
         self.check, self.samples, self.reading = check, samples, reading
+        self.mechanical = mechanical
+        self.mutated: set[tuple[str, str]] = set()  # definitions whose mechanical candidates were tried
+        self.seconds_each = 1.0  # what trying one candidate took, in the last round
 
     def propose_fixes(self, path: str, symbol: str, note: str = "") -> ToolResult:
         check = self.check()
@@ -58,23 +69,33 @@ class VerifiedRepair:
         rows: list = []  # (id, code, outcome) of every candidate of this call
         votes: dict[str, int] = {}
         baseline: list[dict] = []  # what the probes give on the code as it is
-        for _ in range(ROUNDS_PER_CALL):
+        for round_number in range(ROUNDS_PER_CALL):
             replies, how = self.model.samples(self._messages(
                 symbol=symbol, path=path, check=described(check, probes), note=note, source=source, imports=imports,
                 documented=source != whole), self.samples, TEMPERATURE)
             for reply in replies:
                 self.meter.count(reply.usage, "candidates")
-            tried = self._round(path, symbol, whole, [code_of(r.text) for r in replies], check, probes, how, rows,
-                                votes)
-            if isinstance(tried, ToolResult):
-                return tried
-            baseline = tried or baseline
-            ranked = self._ranked(rows, votes, probes, baseline)
+            rounds = [([code_of(r.text) for r in replies], how)]
+            if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
+                self.mutated.add((path, symbol))  # the mechanical ones once a definition, after the first samples
+                rounds.append((mutants(source, self._affordable()), "mechanical"))
+            for codes, how in rounds:
+                tried = self._round(path, symbol, whole, codes, check, probes, how, rows, votes)
+                if isinstance(tried, ToolResult):
+                    return tried
+                baseline = tried or baseline
+                ranked = self._ranked(rows, votes, probes, baseline)
+                if ranked and ranked[0][2].passes and not ranked[0][2].breaks:
+                    break
             copies = sum(1 for _, _, o in rows if o and o.unchanged)
             if ranked and ranked[0][2].passes and not ranked[0][2].breaks:
                 break
             note = self._next_note(note, ranked, copies)
         return self._decide(path, symbol, ranked, votes, len(rows), copies)
+
+    def _affordable(self) -> int:
+        """How many mechanical candidates fit in MECHANICAL_S, at what trying one sampled candidate took."""
+        return max(MIN_MUTANTS, min(MAX_MUTANTS, int(MECHANICAL_S / max(self.seconds_each, 0.1))))
 
     def _messages(self, **fields) -> list[dict]:
         """The candidates' request: a short conversation of its own, not the run's. A small model writes far more
@@ -98,9 +119,14 @@ class VerifiedRepair:
         """Try one round's candidates in the sandbox; add them to rows (numbered on from the last round's)
         and votes, one event each. What the probes give on the code as it is; a ToolResult only when
         try_fixes itself failed."""
-        usable = [c for c in codes if c]
-        outcomes, baseline = [], []
+        known = {shape(code): outcome for _, code, outcome in rows if outcome is not None}
+        fresh: dict[str, str] = {}  # each fix is tried once: a copy of one tried before takes its outcome
+        for code in codes:
+            if code and shape(code) not in known:
+                fresh.setdefault(shape(code), code)
+        usable, baseline = list(fresh.values()), []
         if usable:
+            started = time.monotonic()
             tried = self.sandbox.run_tool("try_fixes", {"path": path, "symbol": symbol, "candidates": usable,
                                                         "tests": check.tests, "examples": check.examples,
                                                         "probes": probes.all,
@@ -108,12 +134,13 @@ class VerifiedRepair:
             if not tried.success:
                 return tried
             found = details("try_fixes", tried)
+            self.seconds_each = (time.monotonic() - started) / len(usable)
             baseline = list(found.baseline)
-            outcomes = [_judged(o, code, source, check, probes, baseline)
-                        for o, code in zip(found.outcomes, usable, strict=True)]
+            known |= {shape(code): _judged(o, code, source, check, probes, baseline)
+                      for o, code in zip(found.outcomes, usable, strict=True)}
         first = len(rows)
         for n, code in enumerate(codes, first + 1):
-            outcome = outcomes.pop(0) if code else None
+            outcome = known[shape(code)] if code else None
             if outcome is not None:
                 votes[outcome.shape] = votes.get(outcome.shape, 0) + 1
             rows.append((n, code, outcome))
@@ -173,6 +200,14 @@ class VerifiedRepair:
             return applied
         return ToolResult.ok(f"{said}; candidate {n} passes the check ({votes[outcome.shape]} of {asked} wrote "
                              f"it) and is applied.\n{applied.output}", details=applied.details)
+
+
+def shape(code: str) -> str:
+    """A candidate with its formatting and comments left out: two of the same shape are one fix."""
+    try:
+        return ast.dump(ast.parse(textwrap.dedent(code)))
+    except SyntaxError:
+        return code.strip()
 
 
 def described(check: Check, probes: Probes) -> str:

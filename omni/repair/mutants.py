@@ -1,0 +1,135 @@
+"""Mechanical candidates: the definition with one small change a bug is often made of, written into its own text
+(formatting and comments kept): a comparison's boundary (`<` and `<=`, `==` and `!=`, `in` and `not in`), `and`
+and `or`, a `not` dropped, `+` and `-`, an integer one more or one less, the two arguments of a call swapped,
+`True` and `False`. They cost no model call; verified repair tries them beside the sampled rewrites, judged the
+same way, when a round of samples found none that passes (omni/repair/verified.py). A 1.5B model asked for a
+40-line rewrite mostly writes the code back unchanged; a one-token fix is among these."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from collections.abc import Iterator
+
+MAX_MUTANTS = 16
+
+_COMPARE = {ast.Lt: ("<", "<="), ast.LtE: ("<=", "<"), ast.Gt: (">", ">="), ast.GtE: (">=", ">"),
+            ast.Eq: ("==", "!="), ast.NotEq: ("!=", "=="), ast.In: ("in", "not in"), ast.NotIn: ("not in", "in"),
+            ast.Is: ("is", "is not"), ast.IsNot: ("is not", "is")}
+_BOOL = {ast.And: ("and", "or"), ast.Or: ("or", "and")}
+_BINARY = {ast.Add: ("+", "-"), ast.Sub: ("-", "+"), ast.FloorDiv: ("//", "/"), ast.Div: ("/", "//")}
+
+Edit = tuple[int, int, int, int, str]  # first line, first column, last line, end column (1-based lines), new text
+
+
+def mutants(source: str, limit: int = MAX_MUTANTS) -> list[str]:
+    """Up to `limit` one-change variants of the definition `source`, in the order of the kinds above, each
+    parsing; none when it does not parse."""
+    indent = len(source) - len(source.lstrip(" "))
+    code = textwrap.dedent(source)
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    lines = code.splitlines(keepends=True)
+    found: list[str] = []
+    for edit in _edits(tree, lines):
+        text = _apply(lines, edit)
+        try:
+            ast.parse(text)
+        except SyntaxError:
+            continue
+        variant = textwrap.indent(text, " " * indent) if indent else text
+        if variant not in found and variant != source:
+            found.append(variant)
+        if len(found) == limit:
+            break
+    return found
+
+
+def _edits(tree: ast.AST, lines: list[str]) -> Iterator[Edit]:
+    """Each kind's edits in the order of the code, the kinds taken in turn (a long function's constants do not
+    crowd out its one swapped call)."""
+    nodes = sorted((n for n in ast.walk(tree) if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset))
+    docstrings = {id(b.body[0].value) for b in ast.walk(tree)
+                  if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and b.body
+                  and isinstance(b.body[0], ast.Expr) and isinstance(b.body[0].value, ast.Constant)}
+    kinds = [[edit for node in nodes for edit in kind(node, lines, docstrings)]
+             for kind in (_comparisons, _logic, _arithmetic, _constants, _swaps)]
+    for turn in range(max(map(len, kinds), default=0)):
+        for kind in kinds:
+            if turn < len(kind):
+                yield kind[turn]
+
+
+def _comparisons(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    if isinstance(node, ast.Compare):
+        for op, left, right in zip(node.ops, [node.left, *node.comparators], node.comparators, strict=False):
+            yield from _between(lines, left, right, *_COMPARE.get(type(op), ("", "")))
+
+
+def _logic(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    if isinstance(node, ast.BoolOp):
+        for left, right in zip(node.values, node.values[1:], strict=False):
+            yield from _between(lines, left, right, *_BOOL[type(node.op)])
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        yield (node.lineno, node.col_offset, node.operand.lineno, node.operand.col_offset, "")
+
+
+def _arithmetic(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        yield from _between(lines, node.left, node.right, *_BINARY[type(node.op)])
+    elif isinstance(node, ast.AugAssign) and type(node.op) in _BINARY:
+        old, new = _BINARY[type(node.op)]
+        yield from _between(lines, node.target, node.value, old + "=", new + "=")
+
+
+def _constants(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    if isinstance(node, ast.Constant) and id(node) not in docstrings:
+        if isinstance(node.value, bool):
+            yield _at(node, str(not node.value))
+        elif isinstance(node.value, int):
+            yield _at(node, str(node.value + 1))
+            if node.value > 0:
+                yield _at(node, str(node.value - 1))
+
+
+def _swaps(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    """A call's two positional arguments swapped, when both are on one line and differ."""
+    if not isinstance(node, ast.Call) or len(node.args) != 2 or node.keywords \
+            or any(isinstance(a, ast.Starred) for a in node.args):
+        return
+    first, second = node.args
+    if first.lineno == first.end_lineno == second.lineno == second.end_lineno:
+        row = lines[first.lineno - 1].encode()
+        a, b = row[first.col_offset:first.end_col_offset], row[second.col_offset:second.end_col_offset]
+        if a != b:
+            middle = row[first.end_col_offset:second.col_offset]
+            yield (first.lineno, first.col_offset, second.end_lineno, second.end_col_offset,
+                   (b + middle + a).decode())
+
+
+def _between(lines: list[str], left: ast.AST, right: ast.AST, old: str, new: str) -> Iterator[Edit]:
+    """The operator `old` written between two operands on one line, as `new`."""
+    if not old or left.end_lineno != right.lineno:
+        return
+    row = lines[right.lineno - 1].encode()
+    gap = row[left.end_col_offset:right.col_offset].decode()
+    words = gap.split()
+    if " ".join(w for w in words if w not in "()") != old:
+        return
+    start = gap.index(old.split()[0])
+    end = gap.index(old.split()[-1], start) + len(old.split()[-1])
+    column = left.end_col_offset + len(gap[:start].encode())
+    yield (right.lineno, column, right.lineno, column + len(gap[start:end].encode()), new)
+
+
+def _at(node: ast.AST, text: str) -> Edit:
+    return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, text)
+
+
+def _apply(lines: list[str], edit: Edit) -> str:
+    first, start, last, end, text = edit
+    head = lines[first - 1].encode()[:start].decode()
+    tail = lines[last - 1].encode()[end:].decode()
+    return "".join(lines[:first - 1]) + head + text + tail + "".join(lines[last:])

@@ -1,0 +1,64 @@
+"""Mechanical candidates: one small change each, written into the definition's own text."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+
+import pytest
+
+from omni.repair.mutants import mutants
+
+
+def changed_lines(before: str, after: str) -> list[str]:
+    return [line for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+            if line.startswith("+") and not line.startswith("+++")]
+
+
+@pytest.mark.parametrize("line, fixed", [
+    ("    return a if a < b else b", "    return a if a <= b else b"),
+    ("    return a if a >= b else b", "    return a if a > b else b"),
+    ("    return key in seen", "    return key not in seen"),
+    ("    return key is not None", "    return key is None"),
+    ("    return a == b", "    return a != b"),
+    ("    return a and b", "    return a or b"),
+    ("    return not a", "    return a"),
+    ("    return a - b", "    return a + b"),
+    ("    return a / b", "    return a // b"),
+    ("    return items[len(items) - 1:]", "    return items[len(items) - 0:]"),
+    ("    return items[:2]", "    return items[:3]"),
+    ("    return divmod(a, b)", "    return divmod(b, a)"),
+    ("    return sorted(items, reverse=True)", "    return sorted(items, reverse=False)"),
+])
+def test_the_one_change_a_bug_is_often_made_of_is_among_them(line, fixed):
+    source = f"def f(a, b, key=None, seen=(), items=()):\n{line}\n"
+    variants = mutants(source, limit=100)
+    assert any(changed_lines(source, v) == ["+" + fixed] for v in variants), variants
+    for variant in variants:
+        ast.parse(variant)
+        assert len(changed_lines(source, variant)) == 1 and variant != source
+
+
+def test_formatting_comments_docstring_and_indentation_are_kept():
+    source = ('    def total(self, xs):  # a method\n        """Sum of 1 and 2."""\n'
+              '        # add them up\n        return sum(xs)  +  1\n')
+    variants = mutants(source, limit=100)
+    assert "    def total(self, xs):  # a method\n        \"\"\"Sum of 1 and 2.\"\"\"\n        # add them up\n" \
+           "        return sum(xs)  -  1\n" in variants
+    assert all('"""Sum of 1 and 2."""' in v for v in variants)  # numbers in a docstring are not code
+    assert all(v.startswith("    def total(self, xs):  # a method\n") for v in variants)
+
+
+def test_kinds_take_turns_and_the_limit_holds():
+    body = "\n".join(f"    x{n} = {n + 2}" for n in range(30))
+    source = f"def f(a, b):\n{body}\n    return g(a, b) if a < b else 0\n"
+    variants = mutants(source, limit=6)
+    firsts = [changed_lines(source, v)[0] for v in variants]
+    assert len(variants) == 6
+    assert "+    return g(a, b) if a <= b else 0" in firsts  # the comparison before 30 constants
+    assert "+    return g(b, a) if a < b else 0" in firsts  # the swap too
+
+
+@pytest.mark.parametrize("source", ["def f(:\n    pass\n", "def f():\n    return g(x)\n", ""])
+def test_code_with_nothing_to_change_or_that_does_not_parse_gives_none(source):
+    assert mutants(source) == []
