@@ -82,7 +82,6 @@ def _definitions(ctx: Context, scores: dict[tuple[str, int], float], passed: Cou
             spans = _spans(ast.parse((ctx.root / path).read_bytes()))
         except (OSError, SyntaxError, ValueError):
             continue
-
         for (where, line), score in sorted(scores.items()):
             if where != path or (symbol := _holder(spans, line)) is None:
                 continue

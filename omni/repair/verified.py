@@ -85,10 +85,10 @@ class VerifiedRepair:
                     return tried
                 baseline = tried or baseline
                 ranked = self._ranked(rows, votes, probes, baseline)
-                if ranked and ranked[0][2].passes and not ranked[0][2].breaks:
+                if _settled(ranked):
                     break
             copies = sum(1 for _, _, o in rows if o and o.unchanged)
-            if ranked and ranked[0][2].passes and not ranked[0][2].breaks:
+            if _settled(ranked):
                 break
             note = self._next_note(note, ranked, copies)
         return self._decide(path, symbol, ranked, votes, len(rows), copies)
@@ -200,6 +200,11 @@ class VerifiedRepair:
             return applied
         return ToolResult.ok(f"{said}; candidate {n} passes the check ({votes[outcome.shape]} of {asked} wrote "
                              f"it) and is applied.\n{applied.output}", details=applied.details)
+
+
+def _settled(ranked: list) -> bool:
+    """Whether the best candidate so far passes the check and breaks nothing: no more rounds are needed."""
+    return bool(ranked) and ranked[0][2].passes and not ranked[0][2].breaks
 
 
 def shape(code: str) -> str:
