@@ -12,9 +12,13 @@ Structured output: a request whose response_format is the probe omni sends ("omn
 {"ok": true} without taking a turn (recorded in `probes`); with structured=False, any request with a
 response_format gets HTTP 400, as from a server without it.
 slots=N: GET /props answers {"total_slots": N}, as llama.cpp's server does (otherwise 404).
-Options on any reply turn: "omit_ids": true (no tool call ids), "usage": {...},
+Options on any reply turn: "delay": SECONDS (answered that much later),
+"omit_ids": true (no tool call ids), "usage": {...},
 "finish_reason": "length" (a reply cut off at max_tokens; default "tool_calls" or "stop").
 When the script is exhausted the server answers 500 "script exhausted", so a test sees it.
+A turn with "plan": true goes to the first request for a plan (its last message asks for a high-level plan), which
+takes no other turn while one is so marked: omni asks for its first plan beside other work (a reproduction test, its
+opening round), so that request may come second.
 Scripts for runs at once: add_for(KEY, *turns) gives the turns to the requests whose first messages hold KEY (a
 marker in each run's goal); they are taken before the shared script.
 """
@@ -85,7 +89,16 @@ class FakeOpenAI:
             for key, turns in self.keyed.items():
                 if key in opening:
                     return turns.pop(0) if turns else None
-            return self.script.pop(0) if self.script else None
+            marked = [n for n, turn in enumerate(self.script) if turn.get("plan")]
+            if marked and _asks_for_plan(body):
+                return self.script.pop(marked[0])
+            unmarked = [n for n, turn in enumerate(self.script) if not turn.get("plan")]
+            return self.script.pop(unmarked[0]) if unmarked else None
+
+
+def _asks_for_plan(body: dict[str, Any]) -> bool:
+    messages = body.get("messages") or [{}]
+    return "high-level plan" in str(messages[-1].get("content", ""))
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -125,6 +138,8 @@ class _Handler(BaseHTTPRequestHandler):
             turn = {"text": '{"ok": true}'}
         else:
             turn = self.fake.next_turn(body, {k.lower(): v for k, v in self.headers.items()})
+        if turn is not None and "delay" in turn:  # a slow server: the reply comes after this many seconds
+            time.sleep(turn["delay"])
         if turn is None:
             self._json(500, {"error": {"message": "script exhausted", "type": "server_error"}})
         elif "status" in turn:

@@ -6,6 +6,7 @@ there, and the finish gate sending work back."""
 from __future__ import annotations
 
 import contextlib
+import json
 from typing import Any
 
 from conftest import CALC, make_repo
@@ -223,6 +224,34 @@ def test_the_loop_meets_a_strategy_only_at_its_moments(tmp_path, fake):
     assert len(fake.requests) == 2  # the plan and one step: the strategy's own action asked the model nothing
     observations = [m["content"] for m in fake.requests[1]["messages"] if m["role"] == "tool"]
     assert "[the strategy's note]" in observations[0]  # what it added after its own action reached the model
+
+
+def test_the_first_plan_is_asked_beside_omnis_own_first_action(tmp_path, fake):
+    """The plan's request goes out first and runs beside the work that does not read it: omni's own first action
+    runs while the planner is still answering; the model's first step waits for the plan and sees it."""
+    strategy = ScriptedStrategy()
+    fake.add({**PLAN, "plan": True, "delay": 2.0}, FIX)
+    with loop(tmp_path, fake, strategy=strategy) as (agent, events, _):
+        outcome = agent.run()
+    assert outcome.status == "finished" and outcome.plan is not None
+    kinds = [kind for kind, _ in events.seen]
+    first_action, plan = kinds.index("action"), kinds.index("plan")
+    assert first_action < kinds.index("observation") < plan  # the own action ran, and was seen, before the plan
+    assert plan < [n for n, kind in enumerate(kinds) if kind == "step"][1]  # the model's step came after it
+    assert "Fix add" in json.dumps(fake.requests[1]["messages"])  # and its prompt shows the plan
+    assert [u["purpose"] for u in events.of("usage")] == ["step", "plan", "step"]  # the plan counted once taken
+
+
+def test_work_done_by_omnis_own_action_still_shows_the_plan_before_the_gate(tmp_path, fake):
+    strategy = ScriptedStrategy()
+    strategy.own = [Action(name="replace_in_file", args=FIX["args"], call_id="strategy_fix")]
+    fake.add({**PLAN, "plan": True, "delay": 1.0})
+    with loop(tmp_path, fake, strategy=strategy) as (agent, events, _):
+        outcome = agent.run()
+    kinds = [kind for kind, _ in events.seen]
+    assert outcome.status == "finished" and len(fake.requests) == 1  # the plan only: no step asked the model
+    assert kinds.index("observation") < kinds.index("plan") < kinds.index("status")
+    assert [s.text for s in outcome.plan.steps] == ["Read calc.py", "Fix add", "Run the tests"]
 
 
 def test_a_strategy_that_knows_the_plan_spares_the_planner(tmp_path, fake):

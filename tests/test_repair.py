@@ -15,7 +15,7 @@ from fake_server import FakeOpenAI
 
 pytestmark = pytest.mark.docker
 
-PLAN = {"text": "1. Fix add in calc.py\n2. Finish"}
+PLAN = {"text": "1. Fix add in calc.py\n2. Finish", "plan": True}
 FINISH = {"tool": "finish", "args": {"summary": "add() adds"}}
 PROPOSE = {"tool": "propose_fixes", "args": {"path": "calc.py", "symbol": "add", "note": "it subtracts"}}
 WRONG_1 = "```python\ndef add(a, b):\n    return a + b + 1\n```"

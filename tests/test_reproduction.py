@@ -13,7 +13,7 @@ pytestmark = pytest.mark.docker
 
 FILES = {"calc.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
          "test_calc.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"}
-PLAN = {"text": "1. Fix add\n2. Finish"}
+PLAN = {"text": "1. Fix add\n2. Finish", "plan": True}
 GOAL = "adding two numbers gives the wrong answer"
 PASSES = {"text": json.dumps({"test_code": "from calc import mul\n\n\ndef test_mul_again():\n"
                                            "    assert mul(1, 1) == 1\n"})}

@@ -11,7 +11,7 @@ import pexpect
 import pytest
 from conftest import CALC, clean_env, make_repo, run_omni
 
-PLAN = {"text": "1. Fix add\n2. Finish"}
+PLAN = {"text": "1. Fix add\n2. Finish", "plan": True}
 FINISH = {"tool": "finish", "args": {"summary": "the goal is done"}}
 UNRELATED = {"tool": "create_file", "args": {"path": "notes.txt", "content": "notes\n"}}
 FIX_ADD = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a - b",

@@ -193,3 +193,33 @@ def test_same_failure_twice_is_refused_before_running():
     assert guard.request_options().temperature == 0.8 and guard.withheld_tool == "shell"
     other = Action(name="read_file", args={"path": "a.py"})
     assert guard.before(other, 4, "") == other
+
+
+def test_the_event_bus_numbers_events_from_several_threads_once_and_streams_only_the_loops():
+    """The first plan's request and the baseline emit from threads of their own: every event gets a number of its
+    own, and a reply streamed beside the loop is not drawn among the loop's (it is shown whole when taken)."""
+    import threading
+
+    from omni.run.record import EventBus
+
+    class Sink:
+        def __init__(self):
+            self.got: list[tuple[str, dict]] = []
+
+        def emit(self, kind, **data):
+            self.got.append((kind, data))
+
+    sink = Sink()
+    bus = EventBus(sink)
+    workers = [threading.Thread(target=lambda: [bus.emit("warning", message="x") for _ in range(500)])
+               for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert sorted(data["seq"] for _, data in sink.got) == list(range(1, 1501))
+    beside = threading.Thread(target=bus.emit, args=("model_delta",), kwargs={"text": "from the plan"})
+    beside.start()
+    beside.join()
+    bus.emit("model_delta", text="from the loop")
+    assert [data["text"] for kind, data in sink.got if kind == "model_delta"] == ["from the loop"]

@@ -22,7 +22,6 @@ from omni.loop.conversation import Conversation, observation_text
 from omni.loop.failures import FailureTracker, failure_class, unreadable
 from omni.loop.guard import RepeatGuard
 from omni.loop.host_tools import HostTools
-from omni.loop.plan import Plan
 from omni.loop.planning import Planning
 from omni.loop.progress import Progress
 from omni.loop.prompting import StepPrompts
@@ -93,9 +92,10 @@ class Agent:
         self.failures = FailureTracker(config.replan_after, config.max_format_errors)
         self.conversation = Conversation(parts.prompts, task.system, task.goal,
                                          native=parts.model.tool_mode == "native", files=task.files)
-        self.planning = Planning(parts.planner, parts.prompts, parts.events, meter, task, *(  # on the steps' prefix
-            (self.conversation, parts.toolbox.schemas()) if parts.planner is parts.model else ()))
-        self.host = HostTools(self.state, parts.prompts, parts.events, parts.answers, hooks, self.set_plan)
+        shared = (self.conversation, parts.toolbox.schemas()) if parts.planner is parts.model else ()
+        self.planning = Planning(parts.planner, parts.prompts, parts.events, meter, task, self.state,
+                                 self.failures.plan_moved, *shared)  # on the steps' prefix, if the planner is theirs
+        self.host = HostTools(self.state, parts.prompts, parts.events, parts.answers, hooks, self.planning.set)
         self.prompting = StepPrompts(parts.prompts, self.state, config, meter, self.progress, self.guard,
                                      self.conversation, parts.model.tool_mode,
                                      getattr(parts.sandbox, "install_note", ""))
@@ -106,7 +106,7 @@ class Agent:
         try:
             self.brief(self.task.code)  # before the plan, which then shares the steps' prefix up to the code
             self.parts.events.emit("phase", name="planning")
-            self.interruptible(self.make_plan)
+            self.planning.start(self.hooks.strategy.plan())  # runs beside what follows until something reads it
             self.hooks.ready()
             self.brief(self.task.briefing() if self.task.briefing else "")
             while True:
@@ -131,7 +131,7 @@ class Agent:
             self.parts.events.emit("interrupt", step=self.state.steps)
             if self.hooks.steering is None:
                 raise StopRun("interrupted", "interrupted by the user") from None
-            guidance = self.hooks.steering(self.state.plan.render() if self.state.plan else "", self.user_plan)
+            guidance = self.hooks.steering(self.state.plan.render() if self.state.plan else "", self.planning.user)
             if guidance:
                 self.state.add_guidance(guidance)
                 self.parts.events.emit("guidance", text=guidance)
@@ -141,39 +141,31 @@ class Agent:
             self.conversation.brief(text)
             self.parts.events.emit("briefing", text=text, lines=len(text.splitlines()))
 
-    # ---- planning ---------------------------------------------------------------------------------
-    def make_plan(self, replan: bool = False) -> None:
-        plan = self.planning.again(self.state.plan, self.failures.recent) if replan else \
-            self.planning.first(self.hooks.strategy.plan())
-        self.set_plan(plan, "replan" if replan else "initial")
-
-    def user_plan(self, steps: list[str]) -> None:
-        self.set_plan(Plan.from_texts(steps, self.state.plan.version + 1 if self.state.plan else 1), "user")
-
-    def set_plan(self, plan: Plan, reason: str) -> None:
-        self.state.plan = plan
-        self.failures.plan_moved()
-        self.parts.events.emit("plan", reason=reason, version=plan.version, steps=[s.model_dump() for s in plan.steps])
+    def make_plan(self) -> None:  # a plan-only run's
+        self.planning.start(self.hooks.strategy.plan())
+        self.planning.take()
 
     # ---- one step ---------------------------------------------------------------------------------
     def step(self, chosen: Action | None = None) -> None:
         """One action: the model's choice, or omni's own (`chosen`)."""
         s, events = self.state, self.parts.events
-        prompt, s.correction = s.correction or self.prompting.step(), None
+        self.planning.take(wait=chosen is None)  # the model's steps read the plan; omni's own actions do not wait
+        prompt, s.correction = "" if chosen else s.correction or self.prompting.step(), None
         s.steps += 1
-        events.emit("step", n=s.steps, max=self.config.max_steps, plan_step=s.plan.current())
+        events.emit("step", n=s.steps, max=self.config.max_steps, plan_step=s.plan.current() if s.plan else None)
         reply = chosen_by_omni(chosen, self.parts.model.tool_mode) if chosen else ask(
             self.parts.model, self.conversation, prompt, self.parts.toolbox, self.guard.request_options(), events)
         self.meter.count(reply.usage, "step", text=reply.text)
         self.guard.replied(reply.finish_reason)
         action = None if reply.format_error else reply.actions[0]
         result, interrupted = self.act(action, reply)
-        self.observe(action, result, reply, interrupted, "" if chosen else prompt)
+        self.observe(action, result, reply, interrupted, prompt)
         if interrupted:
             raise KeyboardInterrupt
         if not result.success:
             self.correct(action, result)
         elif summary := self.hooks.strategy.done(action, result):  # the work is done: the gate is asked now
+            self.planning.take()  # the gate's review reads it
             self.correct(Action(name="finish", args={"summary": summary}), self.host.finish(summary))
         if shortened := self.conversation.fit(self.config.history_chars):
             events.emit("history_shortened", turns=shortened)
@@ -224,13 +216,14 @@ class Agent:
         """Build the next step's prompt from the goal, the plan, the action and the exact error; replan first
         after repeated failures on one plan step."""
         kind, s = failure_class(result), self.state
+        self.planning.take()  # the correction prompt shows it
         if self.failures.too_many_format_errors():
             raise StopRun("format_errors", f"{self.failures.format_errors_in_row} unreadable replies in a row; "
                           f"last: {result.error[:300]}")
         if self.failures.wants_replan():
             self.parts.events.emit("replan", reason=f"{self.failures.on_step} failures on plan step "
                                    f"{(s.plan.current() or 0) + 1}")
-            self.make_plan(replan=True)
+            self.planning.replan(self.failures.recent)
         s.correction = self.prompting.correction(action, result)
         detail = (result.error.strip().splitlines() or [""])[0][:160]
         self.parts.events.emit("correction", n=s.steps, failure=kind, detail=detail, prompt=s.correction)

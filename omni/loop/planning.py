@@ -4,41 +4,108 @@ When the planner is the steps' model, both requests extend the steps' cached pre
 tools, the goal message with the code the goal names), and their prompts leave out what that prefix says.
 On 2 CPU cores a request with another prefix is read from its first token: the plan's own prompt was read
 once for the plan and once more, in another form, for the first step.
+
+The first plan is asked for before anything else, and its request runs beside the work that does not read it
+(the baseline, settling the run's check, omni's opening round): a PendingPlan. It is taken (waited for, counted,
+shown) when something first needs it: the model's first step, a correction prompt, the finish gate. On the local
+server a cold plan request took 10-65 s, and the first action waited for all of it.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+
 from omni.loop.conversation import Conversation
 from omni.loop.plan import Plan, PlanReply, PlanStep
+from omni.loop.state import RunState
 from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
-from omni.protocols import Events, Model
+from omni.protocols import Events, Model, ModelReply
+
+
+class PendingPlan:
+    """A plan request running in a thread of its own. The thread only asks; what the reply says is read, counted
+    and shown on the loop's thread, when it is taken."""
+
+    def __init__(self, ask):
+        self._arrived = threading.Event()
+        self._reply: ModelReply | None = None
+        self._error: BaseException | None = None
+        threading.Thread(target=self._run, args=(ask,), daemon=True, name="omni-plan").start()
+
+    def _run(self, ask) -> None:
+        try:
+            self._reply = ask()
+        except BaseException as exc:  # noqa: BLE001 - raised again on the loop's thread, where it is reported
+            self._error = exc
+        finally:
+            self._arrived.set()
+
+    def arrived(self) -> bool:
+        return self._arrived.is_set()
+
+    def reply(self) -> ModelReply:
+        """The planner's reply, waiting for it (Ctrl-C still interrupts the wait); its error, if it failed."""
+        self._arrived.wait()
+        if self._error is not None:
+            raise self._error
+        return self._reply
 
 
 class Planning:
-    def __init__(self, planner: Model, prompts: Prompts, events: Events, meter: UsageMeter, task,
-                 conversation: Conversation | None = None, tools: list[dict] | None = None):
+    """The run's plan: asked for, kept in the run's state, and shown (a "plan" event) whenever it changes."""
+
+    def __init__(self, planner: Model, prompts: Prompts, events: Events, meter: UsageMeter, task, state: RunState,
+                 moved: Callable[[], None], conversation: Conversation | None = None, tools: list[dict] | None = None):
         self.planner, self.prompts, self.events, self.meter, self.task = planner, prompts, events, meter, task
+        self.state, self.moved = state, moved  # moved: told of every new plan (the failures on a plan step reset)
         self.conversation, self.tools = conversation, tools  # the steps' own, when the planner is their model
+        self.known: Plan | None = None  # a first plan known without the planner, until taken
+        self.pending: PendingPlan | None = None  # the first plan's request, until taken
 
-    def first(self, known: list[str] | None = None) -> Plan:
-        """The first plan: the planner's, or `known` as it is (a delegated run's, omni/delegate/strategy.py)."""
+    def start(self, known: list[str] | None = None) -> None:
+        """The first plan: `known` as it is (a delegated run's, omni/delegate/strategy.py), or the planner's request,
+        sent now and running beside what comes next (its messages are taken now)."""
         if known:
-            return Plan.from_texts(known, 1)
+            self.known = Plan.from_texts(known, 1)
+            return
         t = self.task
-        return self._ask(self.prompts.render("plan", goal=t.goal, files=t.files, context=t.context, code=t.code,
-                                             in_view=self.conversation is not None))
+        messages = self._messages(self.prompts.render("plan", goal=t.goal, files=t.files, context=t.context,
+                                                      code=t.code, in_view=self.conversation is not None))
+        self.pending = PendingPlan(lambda: self.planner.text(messages, schema=PlanReply, tools=self.tools))
 
-    def again(self, plan: Plan, failures: list[str]) -> Plan:
+    def take(self, wait: bool = True) -> None:
+        """The first plan becomes the run's, when something reads it: waiting for its request (a Ctrl-C in the wait
+        leaves it pending), or, with wait False, only if it is there. A plan the user set meanwhile stays."""
+        plan, self.known = self.known, None
+        if plan is None and self.pending is not None and (wait or self.pending.arrived()):
+            plan = self._read(self.pending.reply())
+            self.pending = None
+        if plan is not None and self.state.plan is None:
+            self.set(plan, "initial")
+
+    def set(self, plan: Plan, reason: str) -> None:
+        self.state.plan = plan
+        self.moved()
+        self.events.emit("plan", reason=reason, version=plan.version, steps=[s.model_dump() for s in plan.steps])
+
+    def user(self, steps: list[str]) -> None:
+        """The plan the user typed at a Ctrl-C."""
+        self.set(Plan.from_texts(steps, self.state.plan.version + 1 if self.state.plan else 1), "user")
+
+    def replan(self, failures: list[str]) -> None:
+        plan = self.state.plan
         prompt = self.prompts.render("replan", goal=self.task.goal, plan=plan.render(), failures="\n".join(failures),
                                      context=self.task.context, in_view=self.conversation is not None)
-        new = self._ask(prompt)
+        new = self._read(self.planner.text(self._messages(prompt), schema=PlanReply, tools=self.tools))
         new.version = plan.version + 1
-        return new
+        self.set(new, "replan")
 
-    def _ask(self, prompt: str) -> Plan:
-        messages = self.conversation.messages(prompt) if self.conversation else [{"role": "user", "content": prompt}]
-        reply = self.planner.text(messages, schema=PlanReply, tools=self.tools)
+    def _messages(self, prompt: str) -> list[dict]:
+        return self.conversation.messages(prompt) if self.conversation else [{"role": "user", "content": prompt}]
+
+    def _read(self, reply: ModelReply) -> Plan:
         self.meter.count(reply.usage, "plan")
         plan = Plan.parse(reply.text)
         if not plan.steps:

@@ -5,6 +5,7 @@ a verdict or a text-mode action cannot come back unreadable."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +13,7 @@ from omni.errors import ModelError
 from omni.model.transport import Transport
 
 _STRUCTURED: dict[tuple[str, str], bool] = {}
+_ASKING = threading.Lock()
 PROBE = {"name": "omni_probe", "schema": {"type": "object", "properties": {"ok": {"type": "boolean"}},
                                           "required": ["ok"]}}
 
@@ -27,9 +29,10 @@ def action_format(tools: list[dict[str, Any]]) -> dict[str, Any]:
 def supported(transport: Transport, emit: Callable[..., None]) -> bool:
     """Whether this endpoint constrains replies to a JSON schema: asked once per endpoint and model."""
     key = (transport.config.base_url, transport.config.model)
-    if key not in _STRUCTURED:
-        _STRUCTURED[key] = _probe(transport)
-        emit("structured_output", supported=_STRUCTURED[key], base_url=transport.config.base_url)
+    with _ASKING:  # the first plan's request asks from a thread of its own, maybe beside another request
+        if key not in _STRUCTURED:
+            _STRUCTURED[key] = _probe(transport)
+            emit("structured_output", supported=_STRUCTURED[key], base_url=transport.config.base_url)
     return _STRUCTURED[key]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -65,23 +66,29 @@ class RunRecord:
 
 
 class EventBus:
-    """Sends each event to every sink (run record, UI, JSON stream)."""
+    """Sends each event to every sink (run record, UI, JSON stream), one event at a time: work beside the loop
+    (the first plan's request, the baseline tests) emits from threads of its own."""
 
     def __init__(self, *sinks):
         self.sinks = list(sinks)
         self.seq = 0
+        self._lock = threading.RLock()  # a sink may emit again while it handles one (a warning)
+        self._loop_thread = threading.get_ident()
 
     def emit(self, kind: str, **data: Any) -> None:
         """Stamp the event once (seq, time, type), so every sink carries the same object. A streamed
-        fragment (model_delta) is for the screen only: it takes no number, so seq has no gaps."""
-        if kind == "model_delta":
+        fragment (model_delta) is for the screen only: it takes no number, so seq has no gaps; only the loop's
+        thread streams (a reply asked for beside it is shown whole, when it is taken)."""
+        with self._lock:
+            if kind == "model_delta":
+                if threading.get_ident() == self._loop_thread:
+                    for sink in self.sinks:
+                        sink.emit(kind, **data)
+                return
+            self.seq += 1
+            stamp = {"seq": self.seq, "time": datetime.now(UTC).isoformat(timespec="milliseconds"), "type": kind}
             for sink in self.sinks:
-                sink.emit(kind, **data)
-            return
-        self.seq += 1
-        stamp = {"seq": self.seq, "time": datetime.now(UTC).isoformat(timespec="milliseconds"), "type": kind}
-        for sink in self.sinks:
-            sink.emit(kind, **stamp, **data)
+                sink.emit(kind, **stamp, **data)
 
 
 class RunFacts:
