@@ -304,6 +304,51 @@ def test_with_no_word_of_the_goal_to_go_on_the_opening_round_goes_where_only_the
     assert "xs[len(xs) // 2 - 1]" in (repo / "stats.py").read_text()
 
 
+def test_when_the_first_target_yields_no_fix_omni_tries_the_next_one_the_tests_point_to(tmp_path, fake,
+                                                                                       docker_engine):
+    """The failing test is named after add, so the opening round rewrites add; the bug is in the helper add calls.
+    No rewrite of add passes, so omni's next round goes where the spectrum points next (the helper, which only the
+    failing test runs), before the model takes one step."""
+    repo = make_repo(tmp_path / "repo", {
+        "calc.py": ("def _combine(a, b):\n    return a - b\n\n\ndef add(a, b):\n    return _combine(a, b)\n\n\n"
+                    "def double(a):\n    return a * 2\n"),
+        "test_calc.py": ("from calc import add, double\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+                         "def test_double():\n    assert double(2) == 4\n")})
+    add_1 = "```python\ndef add(a, b):\n    return _combine(b, a)\n```"
+    add_2 = "```python\ndef add(a, b):\n    return _combine(a, b) * 1\n```"
+    right = "```python\ndef _combine(a, b):\n    return a + b\n```"
+    fake.add(PLAN, {"choices": [add_1, add_2]}, {"choices": [add_2, add_1]}, {"choices": [right, right]})
+    run = run_omni(repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake, finish_on_check=True,
+                   opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    assert opening["symbol"] == "add" and "named after it" in opening["why"]
+    (after,) = [e for e in run.events() if e["kind"] == "rung"]
+    assert after["symbol"] == "_combine" and "spectrum score" in after["why"] and "found no fix" in after["why"]
+    actions = [e for e in run.events() if e["kind"] == "action"]
+    assert [(a["tool"], a["args"]["symbol"]) for a in actions] == [("propose_fixes", "add"),
+                                                                  ("propose_fixes", "_combine")]
+    assert len(fake.requests) == 4  # the plan and three rounds of candidates: the model took no step
+    assert "return a + b" in (repo / "calc.py").read_text()
+
+
+def test_when_the_tests_point_to_two_definitions_alike_the_opening_round_tries_the_first(tmp_path, fake,
+                                                                                         docker_engine):
+    """The failing test runs two functions and no passing test runs either: they score alike, so no rule names one;
+    the opening round still goes to the spectrum's first (and the next would follow if it found no fix)."""
+    repo = make_repo(tmp_path / "repo", {
+        "stats.py": "def hi(xs):\n    return min(xs)\n\n\ndef lo(xs):\n    return min(xs)\n",
+        "test_stats.py": "from stats import hi, lo\n\n\ndef test_span():\n    assert hi([1, 5]) - lo([1, 5]) == 4\n"})
+    right = "```python\ndef hi(xs):\n    return max(xs)\n```"
+    fake.add(PLAN, {"choices": [right, right]})
+    run = run_omni(repo, "--yes", "--samples", "2", "the span of a list comes out as zero", fake=fake,
+                   finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    assert (opening["path"], opening["symbol"]) == ("stats.py", "hi") and "spectrum score 1.00" in opening["why"]
+    assert "return max(xs)" in (repo / "stats.py").read_text()
+
+
 def test_the_opening_round_writes_a_function_the_goal_asks_for_and_lists_it_in_all(tmp_path, fake, docker_engine):
     """A feature goal: its example calls count_reps, which nothing defines yet, and it names pkg/seqs.py.
     The candidates are new functions, shown the file's imports; the one that passes is added at the end
@@ -362,14 +407,25 @@ def test_an_opening_round_that_finds_nothing_is_in_the_models_history(calc_repo,
     assert run.summary()["steps"] == 3 and "return a + b" in (calc_repo / "calc.py").read_text()
 
 
-def test_no_opening_round_without_a_localized_definition(tmp_path, fake, docker_engine):
+def test_when_no_rule_names_a_definition_omni_tries_the_suspects_then_hands_over_to_the_model(tmp_path, fake,
+                                                                                            docker_engine):
+    """test_sum is named after nothing and calls two functions of the project, which the spectrum ranks alike: omni's
+    own rounds try each (add first), none finds a fix, and the model's steps begin with no third round."""
     test = "from calc import add, mul\n\n\ndef test_sum():\n    assert add(2, 2) == mul(2, 2)\n"
     repo = make_repo(tmp_path / "repo", {**CALC, "test_calc.py": test})
     fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
-    fake.add(PLAN, fix, FINISH)  # test_sum is named after nothing, and calls two functions of the project
+    mul_1, mul_2 = ("```python\ndef mul(a, b):\n    return a * b + 1\n```",
+                    "```python\ndef mul(a, b):\n    return a ** b + 1\n```")
+    fake.add(PLAN, {"choices": [WRONG_1, WRONG_2]}, {"choices": [WRONG_2, WRONG_1]}, {"choices": [mul_1, mul_2]},
+             {"choices": [mul_2, mul_1]}, fix, FINISH)
     run = run_omni(repo, "--yes", "--samples", "2", "make the sum right", fake=fake, opening_repair=True)
     assert run.code == 0, run.stdout + run.stderr
-    assert not [e for e in run.events() if e["kind"] == "opening"] and not candidates(run)
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    (after,) = [e for e in run.events() if e["kind"] == "rung"]
+    assert (opening["symbol"], after["symbol"]) == ("add", "mul") and "spectrum score" in opening["why"]
+    assert [a["tool"] for a in run.events() if a["kind"] == "action"] == ["propose_fixes", "propose_fixes",
+                                                                         "replace_in_file", "finish"]
+    assert len(candidates(run)) == 8 and "return a + b" in (repo / "calc.py").read_text()
 
 
 def test_a_candidate_that_breaks_a_neighbour_of_the_check_test_in_its_own_file_breaks(tmp_path, docker_engine):

@@ -15,6 +15,8 @@ Tried in this order; the first rule that names exactly one definition wins:
    helper: the helper);
 7. the one definition the failing tests run and the passing ones run least (spectrum-based fault localization,
    tools/spectrum.py): no word of the goal is needed.
+When no rule names one, or a round on the one named finds no fix, `suspects` gives the next to try: the spectrum's
+best, ties included (omni/repair/strategy.py tries up to three in all).
 A definition in a test file, or longer than MAX_LINES, is never the target: its rewrites would cost
 minutes of generation on a small local model. Everything is looked up with the sandbox's read-only tools.
 """
@@ -68,18 +70,41 @@ def _suspected(sandbox: Sandbox, tests: list[str]) -> Target | None:
     """Rule 7: the one definition the failing tests run most and the passing ones least (tools/spectrum.py:
     line coverage of both, scored per line; among equals, the one the passing tests run more of), when no other
     definition ranks as high."""
-    if not tests:
+    ranked = _spectrum(sandbox, tests)
+    if not ranked:
         return None
-    ran = sandbox.run_tool("spectrum", {"failing": tests[:MAX_TESTS]}, 600)
-    suspects = getattr(details("spectrum", ran), "suspects", []) if ran.success else []
-    top = [s for s in suspects if (s["score"], s["shared"]) == (suspects[0]["score"], suspects[0]["shared"])]
+    top = [s for s in ranked if (s["score"], s["shared"]) == (ranked[0]["score"], ranked[0]["shared"])]
     if len(top) != 1 or is_test_file(top[0]["path"]):
         return None
-    found = definition(sandbox, top[0]["symbol"], [top[0]["path"]])
+    return _suspect(sandbox, top[0])
+
+
+def suspects(sandbox: Sandbox, tests: list[str], tried: set[tuple[str, str]], limit: int) -> list[Target]:
+    """The next definitions to try when a round on the first found no fix: the spectrum's best (tools/spectrum.py),
+    ties included, outside tests, not tried yet, at most `limit`."""
+    found: list[Target] = []
+    for entry in _spectrum(sandbox, tests):
+        if len(found) >= limit:
+            break
+        if entry["score"] > 0 and not is_test_file(entry["path"]) and (target := _suspect(sandbox, entry)) \
+                and (target.path, target.symbol) not in tried:
+            found.append(target)
+    return found
+
+
+def _spectrum(sandbox: Sandbox, tests: list[str]) -> list[dict]:
+    if not tests:
+        return []
+    ran = sandbox.run_tool("spectrum", {"failing": tests[:MAX_TESTS]}, 600)
+    return list(getattr(details("spectrum", ran), "suspects", []) if ran.success else [])
+
+
+def _suspect(sandbox: Sandbox, entry: dict) -> Target | None:
+    found = definition(sandbox, entry["symbol"], [entry["path"]])
     if found is None:
         return None
     return Target(found[0], found[1], f"the failing tests run it and the passing ones less: spectrum score "
-                                      f"{top[0]['score']:.2f} at line {top[0]['lines'][0]}")
+                                      f"{entry['score']:.2f} at line {entry['lines'][0]}")
 
 
 def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> Target | None:

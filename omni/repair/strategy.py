@@ -9,19 +9,24 @@ from omni.box.toolbox import Toolbox, details
 from omni.check.settled import CheckNow
 from omni.goal.reading import GoalReading
 from omni.protocols import Events
-from omni.repair.localize import fix_target
+from omni.repair.localize import Target, fix_target, suspects
 from omni.repair.verified import VerifiedRepair
 from omni.results import Action, ToolResult
 
 ROUNDS = 2  # times the strategy asks for candidates per definition
+MAX_SUSPECTS = 3  # definitions omni's own rounds try, one after another, before the model's steps begin
+OWN_ROUNDS = ("omni_opening", "omni_suspect")  # the call ids of those rounds
 
 
 class RepairStrategy:
     """Verified repair as the loop's strategy (omni/protocols.py: Strategy), at the loop's four moments:
 
     - own_action: omni's next action instead of the model's. First, the opening round on the definition the goal
-      and the check point to (omni/repair/localize.py), when they point to exactly one. Later, a round on the
-      definition of an edit that made the check pass, once the finish gate found tests it broke (they join it).
+      and the check point to (omni/repair/localize.py), when they point to exactly one, else on the spectrum's
+      best. When a round of its own finds no fix, a round on the next definition the failing tests point to
+      (the spectrum's, ties included), up to MAX_SUSPECTS definitions: a wrong first target then costs a round, not
+      the run. Later, a round on the definition of an edit that made the check pass, once the finish gate found
+      tests it broke (they join it).
     - after_action: after an edit, a round on the definition the model was working on, when its rewrite was
       refused or changed nothing, or when its edit landed and the run's check still fails.
     - propose: the propose_fixes tool.
@@ -37,6 +42,8 @@ class RepairStrategy:
         self.rounds: Counter[tuple[str, str]] = Counter()
         self.to_open = opening and repair is not None
         self.passed: tuple[tuple[str, str], int] | None = None  # an edit the check passed after: (target, tests)
+        self.suspects: list[Target] | None = None  # the next definitions to try; None: not looked up yet
+        self.widen = False  # the last of omni's own rounds found no fix
 
     def plan(self) -> list[str] | None:
         return None  # the planner's
@@ -62,6 +69,10 @@ class RepairStrategy:
         if self.to_open:
             self.to_open = False
             return self.opening()
+        if self.widen:
+            self.widen = False
+            if suspect := self.next_suspect():
+                return suspect
         if self.repair is None or self.passed is None or len(self.check_now.check().tests) <= self.passed[1]:
             return None
         (path, symbol), self.passed = self.passed[0], None
@@ -82,11 +93,29 @@ class RepairStrategy:
         self.events.emit("phase", name="looking for the definition to repair")
         target = fix_target(self.repair.sandbox, self.reading, check.tests, [e["expression"] for e in check.examples])
         if target is None:
-            return None
+            return self.next_suspect()
         self.rounds[(target.path, target.symbol)] += 1
         self.events.emit("opening", path=target.path, symbol=target.symbol, why=target.why)
         return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol},
                       call_id="omni_opening")
+
+    def next_suspect(self) -> Action | None:
+        """A round of omni's own on the next definition the failing tests point to (the spectrum's, best first,
+        ties included, not tried yet); None when there is none, or MAX_SUSPECTS were tried."""
+        tried = set(self.rounds)
+        if len(tried) >= MAX_SUSPECTS:
+            return None
+        if self.suspects is None:
+            self.events.emit("phase", name="asking the tests where to look next")
+            self.suspects = suspects(self.repair.sandbox, self.check_now.check().tests, tried, MAX_SUSPECTS)
+        target = next((t for t in self.suspects if (t.path, t.symbol) not in tried), None)
+        if target is None:
+            return None
+        self.rounds[(target.path, target.symbol)] += 1
+        self.events.emit("opening" if not tried else "rung", path=target.path, symbol=target.symbol,
+                         why=target.why + ("" if not tried else "; the rewrites of what came before found no fix"))
+        return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol},
+                      call_id=f"omni_suspect_{len(tried) + 1}")
 
     def after_action(self, action: Action, result: ToolResult) -> ToolResult:
         if self.repair is None:
@@ -95,6 +124,7 @@ class RepairStrategy:
         if action.name == "propose_fixes":  # a success: its candidate passed the check, and is applied
             where = (str(action.args["path"]), str(action.args["symbol"]))
             self.passed = (where, len(self.check_now.check().tests)) if result.success else None
+            self.widen = not result.success and action.call_id.startswith(OWN_ROUNDS)
         if target is None:
             return result
         self.passed = None

@@ -156,8 +156,13 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
         gate.unrelated = scope.unrelated
         # a goal asking for something new has no failing behaviour yet; a delegated change is checked by the gate
         reproduce = s.reproduce and reading.fault and not delegated
-        reproduction.establish(scope.about, len(examples.examples), agent.conversation.messages, reproduce,
-                               scope.unrelated)
+        reproduction.establish(scope.about, len(examples.examples), after_the_plan, reproduce, scope.unrelated)
+
+    def after_the_plan(prompt: str) -> list[dict]:
+        """A reproduction test's request shares the plan's prefix (the steps' conversation): asked after the plan,
+        the server reads only what is new, where beside it two slots would each read the whole prefix."""
+        agent.planning.take()
+        return agent.conversation.messages(prompt)
 
     hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, strategy=strategy,
                   delegate=delegate)
