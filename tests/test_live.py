@@ -18,8 +18,9 @@ FINISH = {"tool": "finish", "args": {"summary": "done"}}
 SCRIPTED = ["--no-finish-on-check", "--samples", "1"]  # the scripts say when the run finishes, and sample nothing
 
 
-def spawn(repo, fake, *args, sandbox="local"):
-    argv = ["-m", "omni.cli", "--no-review", *SCRIPTED, "--no-reproduce", "--base-url", fake.base_url,
+def spawn(repo, fake, *args, sandbox="local", reproduce=False):
+    argv = ["-m", "omni.cli", "--no-review", *SCRIPTED, *([] if reproduce else ["--no-reproduce"]),
+            "--base-url", fake.base_url,
             "--model", "fake-model", "--tool-mode", "native",
             "--sandbox", sandbox, *args]
     env = clean_env(COLUMNS="160", LINES="50", TERM="xterm")
@@ -57,6 +58,39 @@ def test_one_ctrl_c_pauses_and_guidance_reaches_the_next_request(calc_repo, fake
     cut = next(json.loads(line) for line in record.read_text().splitlines()
                if '"observation"' in line and "interrupted by the user" in line)
     assert cut["duration_s"] >= 0.5  # the time the step really ran, not 0.00s
+
+
+def test_a_ctrl_c_while_the_check_is_settled_pauses_and_the_run_goes_on_from_there(tmp_path, fake):
+    """Before the first step omni waits for the baseline and settles the run's check (here: asks for a reproduction
+    test, slowly). A Ctrl-C there opens the pause as during a step; then the check is settled and the run goes on,
+    with the guidance in the first step's prompt."""
+    from conftest import make_repo
+    repo = make_repo(tmp_path / "repo", {
+        "calc.py": "def add(a, b):\n    return a - b\n",
+        "test_calc.py": "from calc import add\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n"})
+    shows = {"text": json.dumps({"test_code": "from calc import add\n\n\ndef test_add_sums():\n"
+                                              "    assert add(2, 2) == 4\n"})}
+    fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+    fake.add({**PLAN, "plan": True}, {**shows, "delay": 20}, shows, fix, FINISH)
+    child = spawn(repo, fake, "adding two numbers gives the wrong answer", reproduce=True)
+    child.expect("settling the run's check")
+    wait_for_request(fake, 2)  # the plan, then the reproduction test's request, which takes 20 s
+    child.sendintr()
+    child.expect("omni paused>", timeout=10)
+    child.sendline("the bug is in add")
+    child.expect(r"Apply these changes to your working tree\?", timeout=60)
+    child.sendline("y")
+    child.expect(pexpect.EOF, timeout=60)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    record = next((repo / ".omni" / "runs").iterdir()) / "events.jsonl"
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    (check,) = [e for e in events if e["kind"] == "check"]
+    assert check["source"] == "reproduction test" and len(fake.requests) == 5  # asked again after the pause
+    kinds = [e["kind"] for e in events]
+    assert kinds.index("interrupt") < kinds.index("check") < kinds.index("action")
+    assert "Message from the user: the bug is in add" in fake.requests[3]["messages"][-1]["content"]
+    assert "return a + b" in (repo / "calc.py").read_text()
 
 
 def test_the_pause_prompt_edits_with_arrow_keys_and_keeps_a_history(calc_repo, fake, tmp_path):

@@ -107,7 +107,8 @@ class Agent:
             self.brief(self.task.code)  # before the plan, which then shares the steps' prefix up to the code
             self.parts.events.emit("phase", name="planning")
             self.planning.start(self.hooks.strategy.plan())  # runs beside what follows until something reads it
-            self.hooks.ready()
+            while not self.interruptible(self.hooks.ready):  # after a Ctrl-C in it, the pause; then it goes on
+                continue
             self.brief(self.task.briefing() if self.task.briefing else "")
             while True:
                 check_limits(self.config, self.state, self.meter)
@@ -124,9 +125,10 @@ class Agent:
                                    usage=self.meter.total.model_dump())
         return Outcome(status, message, self.state.steps, self.meter.total, self.state.plan, self.state.assumptions)
 
-    def interruptible(self, work: Callable[[], None]) -> None:
+    def interruptible(self, work: Callable[[], None]) -> bool:  # whether it was done; a Ctrl-C in it: the pause
         try:
             work()
+            return True
         except KeyboardInterrupt:
             self.parts.events.emit("interrupt", step=self.state.steps)
             if self.hooks.steering is None:
@@ -135,6 +137,7 @@ class Agent:
             if guidance:
                 self.state.add_guidance(guidance)
                 self.parts.events.emit("guidance", text=guidance)
+            return False
 
     def brief(self, text: str) -> None:  # before the plan, the code the goal names; after it, the failing tests
         if text:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from functools import partial
 from pathlib import Path
 
 from omni.box.hostgit import GitError
@@ -147,28 +148,34 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
                                 aider_at_pause(delegate, checkpoint)) if interactive else None
     after = [examples_hook(examples, sandbox, parts.toolbox), *([delegate.saw] if delegate else []), checkpoint]
 
-    def ready() -> None:  # after the plan, before the first step: the baseline, then the run's check
-        events.emit("phase", name="waiting for the baseline tests")
-        gate.wait_baseline()
-        carry_earlier(request.continued, workspace, sandbox, events)  # after the baseline: that is the user's state
+    waited: list[bool] = []  # baseline waited for, changes carried: after a Ctrl-C in ready() it goes on from there
+
+    def ready() -> None:  # before the first step, beside the plan's request: the baseline, then the run's check
+        if not waited:
+            events.emit("phase", name="waiting for the baseline tests")
+            gate.wait_baseline()
+            waited.append(True)
+            carry_earlier(request.continued, workspace, sandbox, events)  # after the baseline: the user's state
         events.emit("phase", name="settling the run's check")
         scope = reading.tests(sorted(gate.base_tests.failing))
         gate.unrelated = scope.unrelated
         # a goal asking for something new has no failing behaviour yet; a delegated change is checked by the gate
         reproduce = s.reproduce and reading.fault and not delegated
-        reproduction.establish(scope.about, len(examples.examples), after_the_plan, reproduce, scope.unrelated)
-
-    def after_the_plan(prompt: str) -> list[dict]:
-        """A reproduction test's request shares the plan's prefix (the steps' conversation): asked after the plan,
-        the server reads only what is new, where beside it two slots would each read the whole prefix."""
-        agent.planning.take()
-        return agent.conversation.messages(prompt)
+        reproduction.establish(scope.about, len(examples.examples), partial(after_the_plan, agent), reproduce,
+                               scope.unrelated)
 
     hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, strategy=strategy,
                   delegate=delegate)
     config = AgentConfig(max_steps=s.max_steps, max_cost=s.max_cost, timeout=s.timeout)
     agent = Agent(task, parts, hooks, config, meter)
     return agent
+
+
+def after_the_plan(agent: Agent, prompt: str) -> list[dict]:
+    """A reproduction test's request shares the plan's prefix (the steps' conversation): asked after the plan, the
+    server reads only what is new, where beside it two slots would each read the whole prefix."""
+    agent.planning.take()
+    return agent.conversation.messages(prompt)
 
 
 def aider_delegate(request, s: Settings, parts: Parts, events, ui, meter: UsageMeter, hints):
