@@ -48,7 +48,8 @@ class Target:
     why: str
 
 
-def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], expressions: list[str]) -> Target | None:
+def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], expressions: list[str],
+               spectrum: Spectrum | None = None) -> Target | None:
     near = reading.files_in(set())
     for name in reading.fix:
         if found := definition(sandbox, name, near):
@@ -63,40 +64,49 @@ def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], express
     called = _called(sandbox, tests[:MAX_TESTS], expressions)
     if len(called) == 1 and (found := definition(sandbox, called[0], near)):
         return Target(found[0], found[1], "the only function of the project that the check calls")
-    return _traced(sandbox, reading, expressions) or _suspected(sandbox, tests)
+    return _traced(sandbox, reading, expressions) or _suspected(spectrum or Spectrum(sandbox, tests))
 
 
-def _suspected(sandbox: Sandbox, tests: list[str]) -> Target | None:
+def _suspected(spectrum: Spectrum) -> Target | None:
     """Rule 7: the one definition the failing tests run most and the passing ones least (tools/spectrum.py:
     line coverage of both, scored per line; among equals, the one the passing tests run more of), when no other
     definition ranks as high."""
-    ranked = _spectrum(sandbox, tests)
+    ranked = spectrum.ranked()
     if not ranked:
         return None
     top = [s for s in ranked if (s["score"], s["shared"]) == (ranked[0]["score"], ranked[0]["shared"])]
     if len(top) != 1 or is_test_file(top[0]["path"]):
         return None
-    return _suspect(sandbox, top[0])
+    return _suspect(spectrum.sandbox, top[0])
 
 
-def suspects(sandbox: Sandbox, tests: list[str], tried: set[tuple[str, str]], limit: int) -> list[Target]:
+def suspects(spectrum: Spectrum, tried: set[tuple[str, str]], limit: int) -> list[Target]:
     """The next definitions to try when a round on the first found no fix: the spectrum's best (tools/spectrum.py),
     ties included, outside tests, not tried yet, at most `limit`."""
     found: list[Target] = []
-    for entry in _spectrum(sandbox, tests):
+    for entry in spectrum.ranked():
         if len(found) >= limit:
             break
-        if entry["score"] > 0 and not is_test_file(entry["path"]) and (target := _suspect(sandbox, entry)) \
+        if entry["score"] > 0 and not is_test_file(entry["path"]) and (target := _suspect(spectrum.sandbox, entry)) \
                 and (target.path, target.symbol) not in tried:
             found.append(target)
     return found
 
 
-def _spectrum(sandbox: Sandbox, tests: list[str]) -> list[dict]:
-    if not tests:
-        return []
-    ran = sandbox.run_tool("spectrum", {"failing": tests[:MAX_TESTS]}, 600)
-    return list(getattr(details("spectrum", ran), "suspects", []) if ran.success else [])
+class Spectrum:
+    """The spectrum tool's ranking for the failing tests, run when first asked and then remembered: the opening
+    round's rule 7 and the next suspects after it ask on the code as it was at the start (a round that finds no fix
+    leaves nothing applied). Make a new one for code that has changed."""
+
+    def __init__(self, sandbox: Sandbox, tests: list[str]):
+        self.sandbox, self.tests = sandbox, tests
+        self._ranked: list[dict] | None = None
+
+    def ranked(self) -> list[dict]:
+        if self._ranked is None:
+            ran = self.sandbox.run_tool("spectrum", {"failing": self.tests[:MAX_TESTS]}, 600) if self.tests else None
+            self._ranked = list(getattr(details("spectrum", ran), "suspects", []) if ran and ran.success else [])
+        return self._ranked
 
 
 def _suspect(sandbox: Sandbox, entry: dict) -> Target | None:

@@ -9,7 +9,7 @@ from omni.box.toolbox import Toolbox, details
 from omni.check.settled import CheckNow
 from omni.goal.reading import GoalReading
 from omni.protocols import Events
-from omni.repair.localize import Target, fix_target, suspects
+from omni.repair.localize import Spectrum, Target, fix_target, suspects
 from omni.repair.verified import VerifiedRepair
 from omni.results import Action, ToolResult
 
@@ -43,6 +43,7 @@ class RepairStrategy:
         self.to_open = opening and repair is not None
         self.passed: tuple[tuple[str, str], int] | None = None  # an edit the check passed after: (target, tests)
         self.suspects: list[Target] | None = None  # the next definitions to try; None: not looked up yet
+        self.spectrum: Spectrum | None = None  # the failing tests' ranking, asked once by the opening and after it
         self.widen = False  # the last of omni's own rounds found no fix
 
     def plan(self) -> list[str] | None:
@@ -91,7 +92,9 @@ class RepairStrategy:
         if not check:
             return None
         self.events.emit("phase", name="looking for the definition to repair")
-        target = fix_target(self.repair.sandbox, self.reading, check.tests, [e["expression"] for e in check.examples])
+        self.spectrum = Spectrum(self.repair.sandbox, check.tests)
+        target = fix_target(self.repair.sandbox, self.reading, check.tests, [e["expression"] for e in check.examples],
+                            self.spectrum)
         if target is None:
             return self.next_suspect()
         self.rounds[(target.path, target.symbol)] += 1
@@ -107,7 +110,8 @@ class RepairStrategy:
             return None
         if self.suspects is None:
             self.events.emit("phase", name="asking the tests where to look next")
-            self.suspects = suspects(self.repair.sandbox, self.check_now.check().tests, tried, MAX_SUSPECTS)
+            spectrum = self.spectrum or Spectrum(self.repair.sandbox, self.check_now.check().tests)
+            self.suspects = suspects(spectrum, tried, MAX_SUSPECTS)
         target = next((t for t in self.suspects if (t.path, t.symbol) not in tried), None)
         if target is None:
             return None
