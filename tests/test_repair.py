@@ -349,6 +349,29 @@ def test_when_the_tests_point_to_two_definitions_alike_the_opening_round_tries_t
     assert "return max(xs)" in (repo / "stats.py").read_text()
 
 
+def test_a_repr_that_only_a_failed_asserts_report_runs_is_no_suspect(tmp_path, fake, docker_engine):
+    """pytest formats the values of a failed assert, so Money.__repr__ runs in the failing test only, as the buggy
+    method does: the spectrum ranks them alike, and the display method is left out of the suspects."""
+    repo = make_repo(tmp_path / "repo", {
+        "money.py": ("class Money:\n    def __init__(self, cents):\n        self.cents = cents\n\n"
+                     "    def __repr__(self):\n        return f'Money({self.cents})'\n\n"
+                     "    def __eq__(self, other):\n        return self.cents == other.cents\n\n"
+                     "    def plus(self, other):\n        return Money(self.cents - other.cents)\n\n\n"
+                     "def total(items):\n    return sum(item.cents for item in items)\n"),
+        "test_money.py": ("from money import Money, total\n\n\ndef test_sum_of_two():\n"
+                          "    assert Money(1).plus(Money(2)) == Money(total([Money(3)]))\n\n\n"
+                          "def test_equal():\n    assert Money(1) == Money(1)\n\n\n"
+                          "def test_total():\n    assert total([Money(1)]) == 1\n")})
+    right = "```python\ndef plus(self, other):\n    return Money(self.cents + other.cents)\n```"
+    fake.add(PLAN, {"choices": [right, right]})
+    run = run_omni(repo, "--yes", "--samples", "2", "adding money gives the wrong amount", fake=fake,
+                   finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    assert opening["symbol"] == "Money.plus" and "spectrum score 1.00" in opening["why"]
+    assert "self.cents + other.cents" in (repo / "money.py").read_text()
+
+
 def test_the_opening_round_writes_a_function_the_goal_asks_for_and_lists_it_in_all(tmp_path, fake, docker_engine):
     """A feature goal: its example calls count_reps, which nothing defines yet, and it names pkg/seqs.py.
     The candidates are new functions, shown the file's imports; the one that passes is added at the end

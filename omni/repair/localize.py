@@ -39,6 +39,7 @@ MAX_LINES = 80
 MAX_TESTS = 3  # failing tests whose bodies are read for rule 4
 MAX_TRACED = 6  # rule 6 looks for the one short function among at most this many the examples ran
 _NOT_PROJECT = set(dir(builtins)) | {"self", "super"}
+_SHOWN = {"__repr__", "__str__"}  # a failed assert's report runs them: never the spectrum's suspects
 
 
 @dataclass(frozen=True)
@@ -103,9 +104,12 @@ class Spectrum:
         self._ranked: list[dict] | None = None
 
     def ranked(self) -> list[dict]:
+        """Best first, without the methods that show a value (__repr__, __str__): pytest's report of a failed assert
+        formats the values it compared, so they run in the failing tests only, whatever the bug."""
         if self._ranked is None:
             ran = self.sandbox.run_tool("spectrum", {"failing": self.tests[:MAX_TESTS]}, 600) if self.tests else None
-            self._ranked = list(getattr(details("spectrum", ran), "suspects", []) if ran and ran.success else [])
+            found = getattr(details("spectrum", ran), "suspects", []) if ran and ran.success else []
+            self._ranked = [s for s in found if s["symbol"].rsplit(".", 1)[-1] not in _SHOWN]
         return self._ranked
 
 
