@@ -281,6 +281,16 @@ def test_the_opening_round_repairs_the_localized_definition_before_the_model_act
     assert "return a + b" in (calc_repo / "calc.py").read_text()
 
 
+def opening_round(repo, goal: str, right: str, fake) -> dict:
+    """A run whose opening round is asked for two rewrites, both `right`, and finishes on them: its one opening
+    event (where the round went, and why)."""
+    fake.add(PLAN, {"choices": [right, right]})
+    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    return opening
+
+
 def test_with_no_word_of_the_goal_to_go_on_the_opening_round_goes_where_only_the_failing_test_goes(tmp_path, fake,
                                                                                                   docker_engine):
     """The goal names no code, and the failing test calls two functions: the line coverage of the failing and the
@@ -295,11 +305,7 @@ def test_with_no_word_of_the_goal_to_go_on_the_opening_round_goes_where_only_the
                           "def test_width():\n    assert width([1, 5]) == 4\n")})
     right = ("```python\ndef middle(xs):\n    xs = sorted(xs)\n    if len(xs) % 2:\n        return xs[len(xs) // 2]\n"
              "    return (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2\n```")
-    fake.add(PLAN, {"choices": [right, right]})
-    run = run_omni(repo, "--yes", "--samples", "2", "the average of the two middle values is wrong for even lists",
-                   fake=fake, finish_on_check=True, opening_repair=True)
-    assert run.code == 0, run.stdout + run.stderr
-    opening = next(e for e in run.events() if e["kind"] == "opening")
+    opening = opening_round(repo, "the average of the two middle values is wrong for even lists", right, fake)
     assert (opening["path"], opening["symbol"]) == ("stats.py", "middle") and "spectrum score 1.00" in opening["why"]
     assert "xs[len(xs) // 2 - 1]" in (repo / "stats.py").read_text()
 
@@ -340,11 +346,7 @@ def test_when_the_tests_point_to_two_definitions_alike_the_opening_round_tries_t
         "stats.py": "def hi(xs):\n    return min(xs)\n\n\ndef lo(xs):\n    return min(xs)\n",
         "test_stats.py": "from stats import hi, lo\n\n\ndef test_span():\n    assert hi([1, 5]) - lo([1, 5]) == 4\n"})
     right = "```python\ndef hi(xs):\n    return max(xs)\n```"
-    fake.add(PLAN, {"choices": [right, right]})
-    run = run_omni(repo, "--yes", "--samples", "2", "the span of a list comes out as zero", fake=fake,
-                   finish_on_check=True, opening_repair=True)
-    assert run.code == 0, run.stdout + run.stderr
-    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    opening = opening_round(repo, "the span of a list comes out as zero", right, fake)
     assert (opening["path"], opening["symbol"]) == ("stats.py", "hi") and "spectrum score 1.00" in opening["why"]
     assert "return max(xs)" in (repo / "stats.py").read_text()
 
@@ -363,11 +365,7 @@ def test_a_repr_that_only_a_failed_asserts_report_runs_is_no_suspect(tmp_path, f
                           "def test_equal():\n    assert Money(1) == Money(1)\n\n\n"
                           "def test_total():\n    assert total([Money(1)]) == 1\n")})
     right = "```python\ndef plus(self, other):\n    return Money(self.cents + other.cents)\n```"
-    fake.add(PLAN, {"choices": [right, right]})
-    run = run_omni(repo, "--yes", "--samples", "2", "adding money gives the wrong amount", fake=fake,
-                   finish_on_check=True, opening_repair=True)
-    assert run.code == 0, run.stdout + run.stderr
-    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    opening = opening_round(repo, "adding money gives the wrong amount", right, fake)
     assert opening["symbol"] == "Money.plus" and "spectrum score 1.00" in opening["why"]
     assert "self.cents + other.cents" in (repo / "money.py").read_text()
 
