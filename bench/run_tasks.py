@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from failures import bug_definitions, classify
+
 HERE = Path(__file__).resolve().parent
 TASKS = HERE / "tasks"
 CACHE = Path(os.environ.get("OMNI_BENCH_CACHE", Path.home() / ".cache" / "omni-bench"))
@@ -175,6 +177,7 @@ def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Pat
                               max_steps=opts.max_steps, traj=traj)
     env = dict(os.environ, OPENAI_API_KEY=os.environ.get("OPENAI_API_KEY", "sk-local"),
                LITELLM_LOCAL_MODEL_COST_MAP="True", MSWEA_CONFIGURED="true")
+    right = bug_definitions((task["dir"] / "bug.patch").read_text(), repo)  # before the agent can move HEAD
     started = time.monotonic()
     proc = subprocess.Popen(["bash", "-c", command], cwd=repo, env=env, stdout=open(work / "agent.log", "w"),
                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
@@ -197,9 +200,19 @@ def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Pat
         if extra.exists():
             shutil.copy(extra, keep / extra.name)
     result = grade(task, repo)
-    return {"task": task["id"], "agent": agent, "wall_s": round(wall, 1), "timed_out": timed_out,
-            "exit_code": proc.returncode,
-            **agent_metrics(agent, sorted((repo / ".omni" / "runs").glob("*/events.jsonl")), traj), **result}
+    row = {"task": task["id"], "agent": agent, "wall_s": round(wall, 1), "timed_out": timed_out,
+           "exit_code": proc.returncode,
+           **agent_metrics(agent, sorted((repo / ".omni" / "runs").glob("*/events.jsonl")), traj), **result}
+    return {**row, **failure(row, keep / "events.jsonl", right)}
+
+
+def failure(row: dict, events_file: Path, right: list[str]) -> dict:
+    """For an omni run that did not resolve its task: how it failed (bench/failures.py), read from its record."""
+    if row["agent"] != "omni" or row["resolved"]:
+        return {}
+    events = [json.loads(line) for line in events_file.read_text().splitlines() if line.strip()] \
+        if events_file.is_file() else []
+    return {"failure": classify(events, right, row.get("status", ""))}
 
 
 def check_task(task: dict, work: Path) -> str:
@@ -303,8 +316,10 @@ def run_via_batch(tasks: list[dict], opts, run: int) -> dict[str, dict]:
         repos, lines = {}, []
         settings = {"review": False, "tools": "core", "max_tokens": 1024, "max_steps": opts.max_steps,
                     "base_url": opts.base_url, "model": opts.model, "timeout": opts.limit_s}
+        rights = {}
         for task in tasks:
             repos[task["id"]] = prepare(task, work / task["id"] / "src")
+            rights[task["id"]] = bug_definitions((task["dir"] / "bug.patch").read_text(), repos[task["id"]])
             lines.append(json.dumps({"id": task["id"], "repo": str(repos[task["id"]]), "goal": task["goal"],
                                      "settings": {**settings, **dict(p.split("=", 1) for p in opts.set)}}))
         (work / "tasks.jsonl").write_text("\n".join(lines) + "\n")
@@ -325,18 +340,28 @@ def run_via_batch(tasks: list[dict], opts, run: int) -> dict[str, dict]:
                     shutil.copy(record / name, keep / ("agent.log" if name == "omni.log" else name))
             metrics = omni_metrics(record / "events.jsonl") if (record / "events.jsonl").is_file() else \
                 agent_metrics("none", [], Path("-"))
-            rows[task["id"]] = {"task": task["id"], "agent": "omni", "wall_s": result.get("wall_s", 0.0),
-                                "timed_out": result.get("status") == "limit_time", "exit_code": result.get("exit_code"),
-                                **metrics, **grade(task, repo)}
+            row = {"task": task["id"], "agent": "omni", "wall_s": result.get("wall_s", 0.0),
+                   "timed_out": result.get("status") == "limit_time", "exit_code": result.get("exit_code"),
+                   **metrics, **grade(task, repo)}
+            rows[task["id"]] = {**row, **failure(row, keep / "events.jsonl", rights[task["id"]])}
     return rows
 
 
 def rescore(results: Path) -> list[dict]:
     """Rows of a results file with tokens and steps read again from the records kept beside it."""
     rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    tasks = {t["id"]: t for t in (load_task(d) for d in TASKS.iterdir() if (d / "task.json").exists())}
+    rights: dict[str, list[str]] = {}
     for row in rows:
         kept = results.with_suffix(".logs") / _kept_name(row["task"], row["agent"], row.get("run", 1))
         row.update(agent_metrics(row["agent"], sorted(kept.glob("events.jsonl")), kept / "traj.json"))
+        if row["agent"] == "omni" and not row["resolved"] and row["task"] in tasks:
+            if row["task"] not in rights:  # the bug commit, made again from the cached sdist
+                with tempfile.TemporaryDirectory() as tmp:
+                    task = tasks[row["task"]]
+                    rights[row["task"]] = bug_definitions((task["dir"] / "bug.patch").read_text(),
+                                                          prepare(task, Path(tmp)))
+            row.update(failure(row, kept / "events.jsonl", rights[row["task"]]))
     return rows
 
 
@@ -361,7 +386,8 @@ def table(rows: list[dict], agents: list[str]) -> str:
     omni the median share of prompt tokens served from the server's cache and of time to first action."""
     runs = sorted({r.get("run", 1) for r in rows})
     lines = [f"| agent | resolved | per run ({len(runs)}) | mean | min | tokens per resolved task | mean wall time "
-             "| prompt tokens from cache (median) | first action (median) |", "|---|---|---|---|---|---|---|---|---|"]
+             "| wall time per resolved task (median) | prompt tokens from cache (median) | first action (median) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for agent in agents:
         mine = [r for r in rows if r["agent"] == agent]
         per_run = [sum(r["resolved"] for r in mine if r.get("run", 1) == n) for n in runs]
@@ -370,10 +396,12 @@ def table(rows: list[dict], agents: list[str]) -> str:
         shares = [r["cached_tokens"] / r["prompt_tokens"] for r in mine if r.get("prompt_tokens")
                   and "cached_tokens" in r]
         firsts = [r["first_action_s"] for r in mine if r.get("first_action_s") is not None]
+        solved_walls = [r["wall_s"] for r in mine if r["resolved"]]
         lines.append(f"| {agent} | {solved}/{len(mine)} | {', '.join(map(str, per_run))} | "
                      f"{solved / max(1, len(runs)):.1f} | {min(per_run, default=0)} | "
                      f"{f'{tokens / solved:,.0f}' if solved else 'n/a'} | "
                      f"{sum(r['wall_s'] for r in mine) / max(1, len(mine)):.0f} s | "
+                     f"{f'{statistics.median(solved_walls):.0f} s' if solved_walls else 'n/a'} | "
                      f"{f'{statistics.median(shares):.0%}' if shares else 'n/a'} | "
                      f"{f'{statistics.median(firsts):.0f} s' if firsts else 'n/a'} |")
     tasks = list(dict.fromkeys(r["task"] for r in rows))
@@ -382,6 +410,18 @@ def table(rows: list[dict], agents: list[str]) -> str:
         cells = [f"{sum(r['resolved'] for r in rows if r['task'] == task and r['agent'] == a)}/"
                  f"{sum(1 for r in rows if r['task'] == task and r['agent'] == a)}" for a in agents]
         lines.append(f"| {task} | " + " | ".join(cells) + " |")
+    failed = [r for r in rows if r.get("failure")]
+    if failed:
+        lines += ["", "| omni did not resolve | run | how it failed | tried first | the bug's definitions |",
+                  "|---|---|---|---|---|"]
+        kinds: dict[str, int] = {}
+        for r in failed:
+            how = r["failure"]
+            kinds[how["kind"]] = kinds.get(how["kind"], 0) + 1
+            lines.append(f"| {r['task']} | {r.get('run', 1)} | {how['kind']} | {', '.join(how['tried'][:2]) or '-'} | "
+                         f"{', '.join(how['right'])} |")
+        ranked = sorted(kinds.items(), key=lambda kv: -kv[1])
+        lines += ["", "failures: " + ", ".join(f"{kind} {n}" for kind, n in ranked)]
     return "\n".join(lines)
 
 

@@ -76,3 +76,28 @@ def test_the_runner_can_run_its_tasks_through_omni_batch(fake, tmp_path, docker_
     row = json.loads(out.read_text().splitlines()[0])
     assert row["agent"] == "omni" and row["resolved"] is True and row["steps"] == 2 and row["status"] == "finished"
     assert (tmp_path / "results.logs" / "parse-negative-int-omni" / "events.jsonl").is_file()
+
+
+def test_an_unresolved_run_says_how_it_failed(fake, tmp_path):
+    """A run that edits another definition than the bug's and runs out of steps: 'wrong target', with what it
+    tried and where the bug was, in its row, in the table and again when rescored from the kept record."""
+    wrong = {"tool": "replace_in_file", "args": {"path": "parse.py", "old_text": "float(string[:-1]) / 100.0",
+                                                 "new_text": "float(string[:-1]) / 100"}}
+    fake.add({"text": "1. Fix the sign\n2. Finish"}, wrong, {"tool": "read_file", "args": {"path": "parse.py"}})
+    out = tmp_path / "results.jsonl"
+    template = OMNI_LOCAL.replace("--samples 1", "--samples 1 --no-opening-repair")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--tasks", "parse-negative-int", "--agents", "omni",
+         "--agent", template, "--base-url", fake.base_url, "--model", "fake-model", "--max-steps", "2",
+         "--limit-s", "300", "--out", str(out)], capture_output=True, text=True, timeout=900, env=clean_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    row = json.loads(out.read_text().splitlines()[0])
+    assert row["resolved"] is False and row["status"] == "limit_steps"
+    how = row["failure"]
+    assert how["kind"] == "wrong target" and how["check"] == "goal examples"
+    assert how["tried"] == ["parse.py:percentage"] and how["right"] == ["parse.py:int_convert.__call__"]
+    assert "| parse-negative-int | 1 | wrong target | parse.py:percentage | parse.py:int_convert.__call__ |" \
+        in done.stdout and "failures: wrong target 1" in done.stdout
+    again = subprocess.run([sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--rescore", str(out)],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "failures: wrong target 1" in again.stdout
