@@ -54,6 +54,9 @@ class Settings(BaseModel):
     mechanical: bool = Field(True, json_schema_extra=_flag(
         "model", "skip the mechanical candidates verified repair tries when sampled rewrites fail (one-token "
         "changes: an operator, an integer one off, two arguments swapped)", off="--no-mechanical"))
+    block_rewrites: bool = Field(False, json_schema_extra=_flag(
+        "model", "when the failing tests point to a line, verified repair's candidates rewrite only the few lines "
+        "around it (and may then repair definitions too long to rewrite whole)"))
     opening_repair: bool = Field(True, json_schema_extra=_flag(
         "model", "let the model take the first step even when the goal and the check point to one definition "
         "(by default omni first tries --samples rewrites of it)", off="--no-opening-repair"))

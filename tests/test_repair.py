@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import CALC, make_repo, own_sandbox, run_omni
@@ -604,3 +605,43 @@ def test_on_a_llama_cpp_server_a_one_token_request_parks_the_conversation_before
     assert asked[0] == 200  # the one-token request's prompt counts with the first candidate (100 tokens each)
     assert "llama.cpp server with 3 slots: up to 3 candidates per request" in run.stdout
     assert "return a + b" in (run.run_dir / "diff.patch").read_text()
+
+
+def _long_tally(path) -> Path:
+    filler = "".join(f"    step_{i} = seen + {i}\n" for i in range(80))  # a definition too long to rewrite whole
+    return make_repo(path, {
+        "tally.py": ("def tally(items):\n    seen = 0\n    for _ in items:\n        seen += 1\n" + filler +
+                     "    if seen > 2:\n        total = seen - 1\n    else:\n        total = seen\n    return total\n"),
+        "test_tally.py": ("from tally import tally\n\n\ndef test_many():\n    assert tally([1, 2, 3]) == 3\n\n\n"
+                          "def test_few():\n    assert tally([1]) == 1\n")})
+
+
+def test_block_rewrites_repair_a_definition_too_long_to_rewrite_whole(tmp_path, fake, docker_engine):
+    """With --block-rewrites the spectrum's suspect may be longer than a whole rewrite allows: the candidates are
+    asked for the few lines around the line only the failing test runs, shown marked in the definition, and the
+    reply is put back in their place, checked and applied like any rewrite."""
+    repo = _long_tally(tmp_path / "repo")
+    block = "```python\nif seen > 2:\n    total = seen\nelse:\n    total = seen\n```"
+    fake.add(PLAN, {"choices": [block, block]})
+    run = run_omni(repo, "--yes", "--samples", "2", "--block-rewrites", "the tally of three or more items comes out "
+                   "one short", fake=fake, finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    assert opening["symbol"] == "tally" and "spectrum score 1.00" in opening["why"]
+    asked = next(r for r in fake.requests if r.get("n"))["messages"][-1]["content"]
+    assert "# >>> rewrite from here\n    if seen > 2:\n        total = seen - 1\n" in asked
+    assert "step_0 = seen + 0" in asked  # the whole definition is shown, around the block
+    code = (repo / "tally.py").read_text()
+    assert "        total = seen\n    else:" in code and "seen - 1" not in code and "step_79 = seen + 79" in code
+    assert len(fake.requests) == 2  # the plan and one round: the model took no step
+
+
+def test_without_block_rewrites_a_definition_too_long_to_rewrite_whole_is_no_target(tmp_path, fake, docker_engine):
+    """The same repository and goal without --block-rewrites: the one definition the tests point to is longer than
+    a whole rewrite allows, so omni opens no round of its own and the model takes the first step."""
+    repo = _long_tally(tmp_path / "repo")
+    fake.add(PLAN, {"tool": "finish", "args": {"summary": "nothing to do"}})
+    run = run_omni(repo, "--yes", "--samples", "2", "the tally of three or more items comes out one short", fake=fake,
+                   opening_repair=True)
+    assert not [e for e in run.events() if e["kind"] in ("opening", "candidate")]
+    assert not any(r.get("n") for r in fake.requests)

@@ -18,7 +18,9 @@ Tried in this order; the first rule that names exactly one definition wins:
 When no rule names one, or a round on the one named finds no fix, `suspects` gives the next to try: the spectrum's
 best, ties included (omni/repair/strategy.py tries up to three in all).
 A definition in a test file, or longer than MAX_LINES, is never the target: its rewrites would cost
-minutes of generation on a small local model. Everything is looked up with the sandbox's read-only tools.
+minutes of generation on a small local model; with block rewrites (omni/repair/block.py) the spectrum's suspects
+may be longer, since only the lines around the one they point to are rewritten. Everything is looked up with the
+sandbox's read-only tools.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class Target:
     path: str
     symbol: str  # qualified: Class.method
     why: str
+    line: int | None = None  # the line the failing tests point to (the spectrum's), when known
 
 
 def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], expressions: list[str],
@@ -78,7 +81,7 @@ def _suspected(spectrum: Spectrum) -> Target | None:
     top = [s for s in ranked if (s["score"], s["shared"]) == (ranked[0]["score"], ranked[0]["shared"])]
     if len(top) != 1 or is_test_file(top[0]["path"]):
         return None
-    return _suspect(spectrum.sandbox, top[0])
+    return _suspect(spectrum, top[0])
 
 
 def suspects(spectrum: Spectrum, tried: set[tuple[str, str]], limit: int) -> list[Target]:
@@ -88,7 +91,7 @@ def suspects(spectrum: Spectrum, tried: set[tuple[str, str]], limit: int) -> lis
     for entry in spectrum.ranked():
         if len(found) >= limit:
             break
-        if entry["score"] > 0 and not is_test_file(entry["path"]) and (target := _suspect(spectrum.sandbox, entry)) \
+        if entry["score"] > 0 and not is_test_file(entry["path"]) and (target := _suspect(spectrum, entry)) \
                 and (target.path, target.symbol) not in tried:
             found.append(target)
     return found
@@ -99,8 +102,8 @@ class Spectrum:
     round's rule 7 and the next suspects after it ask on the code as it was at the start (a round that finds no fix
     leaves nothing applied). Make a new one for code that has changed."""
 
-    def __init__(self, sandbox: Sandbox, tests: list[str]):
-        self.sandbox, self.tests = sandbox, tests
+    def __init__(self, sandbox: Sandbox, tests: list[str], max_lines: int = MAX_LINES):
+        self.sandbox, self.tests, self.max_lines = sandbox, tests, max_lines  # max_lines: of a suspect
         self._ranked: list[dict] | None = None
 
     def ranked(self) -> list[dict]:
@@ -113,12 +116,12 @@ class Spectrum:
         return self._ranked
 
 
-def _suspect(sandbox: Sandbox, entry: dict) -> Target | None:
-    found = definition(sandbox, entry["symbol"], [entry["path"]])
+def _suspect(spectrum: Spectrum, entry: dict) -> Target | None:
+    found = definition(spectrum.sandbox, entry["symbol"], [entry["path"]], spectrum.max_lines)
     if found is None:
         return None
     return Target(found[0], found[1], f"the failing tests run it and the passing ones less: spectrum score "
-                                      f"{entry['score']:.2f} at line {entry['lines'][0]}")
+                                      f"{entry['score']:.2f} at line {entry['lines'][0]}", entry["lines"][0])
 
 
 def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> Target | None:
@@ -164,9 +167,9 @@ def _traced(sandbox: Sandbox, reading: GoalReading, expressions: list[str]) -> T
     return None
 
 
-def definition(sandbox: Sandbox, name: str, near: list[str]) -> tuple[str, str] | None:
-    """(path, qualified name) of the one short definition outside the tests that `name` names, preferring
-    the files the goal names; None when there is none or more than one."""
+def definition(sandbox: Sandbox, name: str, near: list[str], max_lines: int = MAX_LINES) -> tuple[str, str] | None:
+    """(path, qualified name) of the one definition of at most max_lines outside the tests that `name` names,
+    preferring the files the goal names; None when there is none or more than one."""
     ran = sandbox.run_tool("read_symbol", {"symbol": name, "path": "."}, 60)
     if not ran.success:
         return None
@@ -174,7 +177,7 @@ def definition(sandbox: Sandbox, name: str, near: list[str]) -> tuple[str, str] 
     found = [d for d in found if any(d.path == p or d.path.endswith("/" + p) for p in near)] or found
     exact = [d for d in found if name == d.name or name.endswith("." + d.name)]
     one = exact[0] if len(exact) == 1 else found[0] if len(found) == 1 else None
-    if one is None or one.end - one.start + 1 > MAX_LINES:
+    if one is None or one.end - one.start + 1 > max_lines:
         return None
     return one.path, one.name
 

@@ -9,7 +9,8 @@ from omni.box.toolbox import Toolbox, details
 from omni.check.settled import CheckNow
 from omni.goal.reading import GoalReading
 from omni.protocols import Events
-from omni.repair.localize import Spectrum, Target, fix_target, suspects
+from omni.repair.block import MAX_DEFINITION
+from omni.repair.localize import MAX_LINES, Spectrum, Target, fix_target, suspects
 from omni.repair.verified import VerifiedRepair
 from omni.results import Action, ToolResult
 
@@ -92,15 +93,12 @@ class RepairStrategy:
         if not check:
             return None
         self.events.emit("phase", name="looking for the definition to repair")
-        self.spectrum = Spectrum(self.repair.sandbox, check.tests)
+        self.spectrum = self._spectrum(check.tests)
         target = fix_target(self.repair.sandbox, self.reading, check.tests, [e["expression"] for e in check.examples],
                             self.spectrum)
         if target is None:
             return self.next_suspect()
-        self.rounds[(target.path, target.symbol)] += 1
-        self.events.emit("opening", path=target.path, symbol=target.symbol, why=target.why)
-        return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol},
-                      call_id="omni_opening")
+        return self._own_round(target, "opening", target.why, "omni_opening")
 
     def next_suspect(self) -> Action | None:
         """A round of omni's own on the next definition the failing tests point to (the spectrum's, best first,
@@ -110,16 +108,27 @@ class RepairStrategy:
             return None
         if self.suspects is None:
             self.events.emit("phase", name="asking the tests where to look next")
-            spectrum = self.spectrum or Spectrum(self.repair.sandbox, self.check_now.check().tests)
+            spectrum = self.spectrum or self._spectrum(self.check_now.check().tests)
             self.suspects = suspects(spectrum, tried, MAX_SUSPECTS)
         target = next((t for t in self.suspects if (t.path, t.symbol) not in tried), None)
         if target is None:
             return None
+        return self._own_round(target, "opening" if not tried else "rung",
+                               target.why + ("" if not tried else "; the rewrites of what came before found no fix"),
+                               f"omni_suspect_{len(tried) + 1}")
+
+    def _own_round(self, target: Target, kind: str, why: str, call_id: str) -> Action:
+        """A round of omni's own on target, said as an event of `kind`; the line the tests point to, when known,
+        goes to verified repair (its block rewrites)."""
         self.rounds[(target.path, target.symbol)] += 1
-        self.events.emit("opening" if not tried else "rung", path=target.path, symbol=target.symbol,
-                         why=target.why + ("" if not tried else "; the rewrites of what came before found no fix"))
-        return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol},
-                      call_id=f"omni_suspect_{len(tried) + 1}")
+        if target.line:
+            self.repair.focus[(target.path, target.symbol)] = target.line
+        self.events.emit(kind, path=target.path, symbol=target.symbol, why=why)
+        return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol}, call_id=call_id)
+
+    def _spectrum(self, tests: list[str]) -> Spectrum:
+        """The failing tests' ranking; its suspects may be long definitions when verified repair rewrites blocks."""
+        return Spectrum(self.repair.sandbox, tests, MAX_DEFINITION if self.repair.blocks else MAX_LINES)
 
     def after_action(self, action: Action, result: ToolResult) -> ToolResult:
         if self.repair is None:

@@ -30,6 +30,7 @@ from omni.model.textmode import code_of
 from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
+from omni.repair.block import Block, around, inside, marked, spliced
 from omni.repair.mutants import MAX_MUTANTS, mutants
 from omni.repair.inputs import first_statement, ignored_parameters, special_cases
 from omni.repair.probes import Probes, behaviour, goal_probes, left_as_it_was
@@ -43,10 +44,12 @@ ROUNDS_PER_CALL = 2  # rounds of samples one propose_fixes asks for while none p
 
 class VerifiedRepair:
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter: UsageMeter,
-                 check: Callable[[], Check], samples: int, reading: GoalReading, mechanical: bool = True):
+                 check: Callable[[], Check], samples: int, reading: GoalReading, mechanical: bool = True,
+                 blocks: bool = False):
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
         self.check, self.samples, self.reading = check, samples, reading
-        self.mechanical = mechanical
+        self.mechanical, self.blocks = mechanical, blocks
+        self.focus: dict[tuple[str, str], int] = {}  # (path, symbol) -> the line the failing tests point to
         self.mutated: set[tuple[str, str]] = set()  # definitions whose mechanical candidates were tried
         self.seconds_each = 1.0  # what trying one candidate took, in the last round
 
@@ -59,9 +62,11 @@ class VerifiedRepair:
             return ToolResult.fail("tool_error", "there is no check to try fixes against: no test fails and the "
                                    "goal gives no example. Fix the code with an edit, or write a failing test first.")
         found, imports, whole = self.sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60), "", ""
+        block = None
         if found.success:
             whole = details("read_symbol", found).sources[0]
             source = without_docstring(whole)
+            block = self._block(path, symbol, details("read_symbol", found).definitions[0].start, whole)
         elif (imports := self._new(path, symbol, check)) is not None:
             source = ""  # not written yet: the candidates are new functions, added at the end of path
         else:
@@ -70,15 +75,19 @@ class VerifiedRepair:
         votes: dict[str, int] = {}
         baseline: list[dict] = []  # what the probes give on the code as it is
         for round_number in range(ROUNDS_PER_CALL):
-            replies, how = self.model.samples(self._messages(
-                symbol=symbol, path=path, check=described(check, probes), note=note, source=source, imports=imports,
-                documented=source != whole), self.samples, TEMPERATURE)
+            fields = dict(symbol=symbol, path=path, check=described(check, probes), note=note)
+            replies, how = self.model.samples(self._messages("propose_block", source=marked(whole, block), **fields)
+                                              if block else self._messages("propose", source=source, imports=imports,
+                                                                           documented=source != whole, **fields),
+                                              self.samples, TEMPERATURE)
             for reply in replies:
                 self.meter.count(reply.usage, "candidates")
-            rounds = [([code_of(r.text) for r in replies], how)]
+            codes = [code_of(r.text) for r in replies]
+            rounds = [([spliced(whole, block, c) if c else c for c in codes] if block else codes, how)]
             if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
                 self.mutated.add((path, symbol))  # the mechanical ones once a definition, after the first samples
-                rounds.append((mutants(source, self._affordable()), "mechanical"))
+                rounds.append(([spliced(whole, block, m) for m in mutants(inside(whole, block), self._affordable())]
+                               if block else mutants(source, self._affordable()), "mechanical"))
             for codes, how in rounds:
                 tried = self._round(path, symbol, whole, codes, check, probes, how, rows, votes)
                 if isinstance(tried, ToolResult):
@@ -97,13 +106,19 @@ class VerifiedRepair:
         """How many mechanical candidates fit in MECHANICAL_S, at what trying one sampled candidate took."""
         return max(MIN_MUTANTS, min(MAX_MUTANTS, int(MECHANICAL_S / max(self.seconds_each, 0.1))))
 
-    def _messages(self, **fields) -> list[dict]:
+    def _block(self, path: str, symbol: str, start: int, whole: str) -> Block | None:
+        """With block rewrites on (--block-rewrites), the block around the line the failing tests point to in this
+        definition (omni/repair/block.py); None when off, when no line is known, or when it is not in the body."""
+        line = self.focus.get((path, symbol)) if self.blocks else None
+        return around(whole, line - start + 1) if line else None
+
+    def _messages(self, template: str, **fields) -> list[dict]:
         """The candidates' request: a short conversation of its own, not the run's. A small model writes far more
         right rewrites from the goal, the check and the code alone than at the end of the run's long conversation
         (bench/README.md has the measurement). The price: a llama.cpp server keeps one prompt's cache, so the
         step after a round reads the run's prompt again."""
         return [{"role": "system", "content": self.prompts.render("repair_system")},
-                {"role": "user", "content": self.prompts.render("propose", goal=self.reading.text, **fields)}]
+                {"role": "user", "content": self.prompts.render(template, goal=self.reading.text, **fields)}]
 
     def _new(self, path: str, symbol: str, check: Check) -> str | None:
         """When symbol is a function the check calls that is not written yet, to go in path (a Python file

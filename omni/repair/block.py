@@ -1,0 +1,91 @@
+"""Block rewrites: when the failing tests point to one line of a definition (tools/spectrum.py), the candidates
+rewrite only the few lines around it, shown marked inside the whole definition, and each reply is put back in
+their place. Asked for a 90-line function, a 1.5B model rewrites 90 lines and mostly changes nothing (or is too
+long to ask at all: omni/repair/localize.py's MAX_LINES); asked for a block of a few lines, it writes a few.
+On with --block-rewrites (settings.block_rewrites) until runs on both halves of the benchmark show it helps
+(bench/README.md)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+
+BLOCK_LINES = 8  # a block is the outermost statement around the line that spans at most this many lines
+LONGEST_STATEMENT = 24  # a single statement longer than this around the line is no block
+MAX_DEFINITION = 400  # a definition this long can still be repaired by blocks (whole rewrites: MAX_LINES)
+START, END = "# >>> rewrite from here", "# <<< to here"
+_HEADS = ("def ", "async def ", "class ")
+
+
+@dataclass(frozen=True)
+class Block:
+    """Lines `first` to `last` (1-based, inclusive) of a definition's source."""
+
+    first: int
+    last: int
+
+
+def around(source: str, line: int) -> Block | None:
+    """The block of `source` (one definition) around its line `line` (1-based within source): the outermost
+    statement of the body that holds the line and spans at most BLOCK_LINES lines, or the innermost one when none
+    is that short (up to LONGEST_STATEMENT); never an `elif`/`else`/`except` branch alone, which cannot stand
+    where it is put back. None when the line is not in the body."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return None
+    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return None
+    lines = source.splitlines()
+    chain, body = [], tree.body[0].body
+    while holder := next((s for s in body if s.lineno <= line <= (s.end_lineno or s.lineno)), None):
+        chain.append(holder)
+        body = [child for field in ("body", "orelse", "finalbody", "handlers", "cases")
+                for child in getattr(holder, field, None) or [] if isinstance(child, ast.stmt)]
+    whole = [s for s in chain if not lines[s.lineno - 1].lstrip().startswith(("elif", "else", "except"))]
+    fits = [s for s in whole if s.end_lineno - s.lineno + 1 <= BLOCK_LINES]
+    node = fits[0] if fits else whole[-1] if whole and whole[-1].end_lineno - whole[-1].lineno < LONGEST_STATEMENT \
+        else None
+    return Block(node.lineno, node.end_lineno) if node else None
+
+
+def marked(source: str, block: Block) -> str:
+    """The definition with its block between two marker comments, indented as the block's first line."""
+    lines = source.splitlines()
+    indent = _indent(lines[block.first - 1])
+    return "\n".join([*lines[:block.first - 1], indent + START, *lines[block.first - 1:block.last], indent + END,
+                      *lines[block.last:]])
+
+
+def inside(source: str, block: Block) -> str:
+    """The block's own lines, dedented."""
+    return textwrap.dedent("\n".join(source.splitlines()[block.first - 1:block.last]))
+
+
+def spliced(source: str, block: Block, code: str) -> str:
+    """The definition with its block replaced by `code` (a reply's lines, at any indentation, marker comments
+    dropped). A reply that is a whole definition (a small model often writes one) is taken as it is. "" when the
+    result does not parse: that candidate is not tried."""
+    new = [line for line in textwrap.dedent(code).strip("\n").splitlines()
+           if not line.lstrip().startswith((START[:5], END[:5]))]
+    first = next((line for line in new if line.strip()), "")
+    if first.lstrip().startswith(_HEADS) and not source.splitlines()[block.first - 1].lstrip().startswith(_HEADS):
+        return _parsing(code)
+    lines = source.splitlines()
+    indent = _indent(lines[block.first - 1])
+    body = textwrap.dedent("\n".join(new)).splitlines()
+    return _parsing("\n".join([*lines[:block.first - 1], *(indent + line if line.strip() else "" for line in body),
+                               *lines[block.last:]]))
+
+
+def _parsing(code: str) -> str:
+    try:
+        ast.parse(textwrap.dedent(code))
+    except SyntaxError:
+        return ""
+    return code
+
+
+def _indent(line: str) -> str:
+    return line[:len(line) - len(line.lstrip())]
