@@ -25,6 +25,25 @@ def test_a_goal_is_about_the_failing_tests_it_names_or_shares_words_with(goal, a
     assert found.about == about and sorted(found.unrelated + found.about) == sorted(FAILING)
 
 
+INSIDE = ["shop/tests/test_cart.py::test_total", "shop/tests/test_server.py::test_starts"]
+
+
+@pytest.mark.parametrize("goal, about", [
+    # the package's name is in every test's path: the test's own words decide
+    ("shop.cart(items).total() ignores the discount", ["shop/tests/test_cart.py::test_total"]),
+    ("the shop's server no longer starts", ["shop/tests/test_server.py::test_starts"]),
+    # only the shared words tie the goal to them: all of them, as before
+    ("the shop is broken since the upgrade", INSIDE),
+    # one failing test: its folder's words count as always
+    ("shop prices come out wrong", None),
+])
+def test_a_word_every_failing_test_shares_decides_only_when_nothing_else_does(goal, about):
+    failing = INSIDE if about is not None else INSIDE[:1]
+    found = goal_tests(goal, failing)
+    assert found.about == (about if about is not None else failing)
+    assert sorted(found.unrelated + found.about) == sorted(failing)
+
+
 @pytest.mark.parametrize("goal", [
     "add a CHANGELOG entry for 2.1",
     "rename the logger in app.py",

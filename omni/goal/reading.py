@@ -161,8 +161,9 @@ class GoalTests:
 def goal_tests(goal: str, failing: list[str]) -> GoalTests:
     """Which of the tests failing at the start the goal is about: the ones it names (by id or function); else all
     of them when the goal is about the tests as such ("make the failing tests pass"); else each test whose file or
-    name shares a word with the goal (`fix add in calc.py` and tests/test_calc.py::test_add). A test none of that
-    ties to the goal failed before the run for its own reasons."""
+    name shares a word with the goal (`fix add in calc.py` and tests/test_calc.py::test_add). A word every failing
+    test has (the package's folder, when its tests live in it) tells them apart only when no other word ties any
+    of them to the goal. A test none of that ties to the goal failed before the run for its own reasons."""
     named = [t for t in failing if t in goal or re.search(rf"\b{re.escape(_function(t))}\b", goal)]
     if named:
         about = named
@@ -170,7 +171,9 @@ def goal_tests(goal: str, failing: list[str]) -> GoalTests:
         about = list(failing)
     else:
         said = words(_OPENING_VERB.sub(" ", goal))
-        about = [t for t in failing if words_of_test(t) & said]
+        shared = set.intersection(*map(words_of_test, failing)) if len(failing) > 1 else set()
+        about = [t for t in failing if (words_of_test(t) - shared) & said] or \
+            [t for t in failing if words_of_test(t) & said]
     return GoalTests(about, [t for t in failing if t not in about])
 
 
