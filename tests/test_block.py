@@ -35,18 +35,26 @@ SPAN = textwrap.dedent('''\
     (40, None),          # not in the definition
 ])
 def test_the_block_around_a_line(line, block):
-    assert around(SPAN, line) == block
+    assert around(SPAN, [line]) == block
+
+
+def test_lines_that_rank_alike_give_the_run_of_statements_that_holds_them_all():
+    assert around(SPAN, [5, 7]) == Block(4, 7)  # both in the if/elif: the if
+    assert around(SPAN, [3, 9]) == Block(3, 9)  # the assignment, the if and the loop
+    assert around(SPAN, [2, 14]) == Block(2, 14)  # from the docstring to the return: the whole body, 13 lines
+    long = "def f(x):\n" + "".join(f"    x += {i}\n" for i in range(40))
+    assert around(long, [2, 41]) is None  # 40 lines: no block
 
 
 def test_a_long_compound_statement_gives_its_inner_statement():
     long_if = "def f(x):\n    if x:\n" + "".join(f"        x += {i}\n" for i in range(12)) + "    return x\n"
-    assert around(long_if, 5) == Block(5, 5)
+    assert around(long_if, [5]) == Block(5, 5)
 
 
 def test_a_method_indented_in_its_class_and_a_source_that_does_not_parse():
     method = textwrap.indent(SPAN, "    ")
-    assert around(method, 7) == Block(4, 7)
-    assert around("def f(:\n    pass\n", 2) is None
+    assert around(method, [7]) == Block(4, 7)
+    assert around("def f(:\n    pass\n", [2]) is None
 
 
 def test_marked_shows_the_block_between_markers_at_its_indentation():

@@ -607,13 +607,13 @@ def test_on_a_llama_cpp_server_a_one_token_request_parks_the_conversation_before
     assert "return a + b" in (run.run_dir / "diff.patch").read_text()
 
 
-def _long_tally(path) -> Path:
+def _long_tally(path, passing: bool = True) -> Path:
     filler = "".join(f"    step_{i} = seen + {i}\n" for i in range(80))  # a definition too long to rewrite whole
     return make_repo(path, {
         "tally.py": ("def tally(items):\n    seen = 0\n    for _ in items:\n        seen += 1\n" + filler +
                      "    if seen > 2:\n        total = seen - 1\n    else:\n        total = seen\n    return total\n"),
-        "test_tally.py": ("from tally import tally\n\n\ndef test_many():\n    assert tally([1, 2, 3]) == 3\n\n\n"
-                          "def test_few():\n    assert tally([1]) == 1\n")})
+        "test_tally.py": ("from tally import tally\n\n\ndef test_many():\n    assert tally([1, 2, 3]) == 3\n" +
+                          ("\n\ndef test_few():\n    assert tally([1]) == 1\n" if passing else ""))})
 
 
 def test_block_rewrites_repair_a_definition_too_long_to_rewrite_whole(tmp_path, fake, docker_engine):
@@ -644,4 +644,18 @@ def test_without_block_rewrites_a_definition_too_long_to_rewrite_whole_is_no_tar
     run = run_omni(repo, "--yes", "--samples", "2", "the tally of three or more items comes out one short", fake=fake,
                    opening_repair=True)
     assert not [e for e in run.events() if e["kind"] in ("opening", "candidate")]
+    assert not any(r.get("n") for r in fake.requests)
+
+
+def test_block_rewrites_never_rewrite_a_long_definition_whole(tmp_path, fake, docker_engine):
+    """Only the failing test runs the long definition, so every line of it ranks alike and no few lines hold them:
+    the round is refused with what to do instead, and no candidate is asked for."""
+    repo = _long_tally(tmp_path / "repo", passing=False)
+    fake.add(PLAN, {"tool": "finish", "args": {"summary": "gave up"}})
+    run = run_omni(repo, "--yes", "--samples", "2", "--block-rewrites", "the tally of three or more items comes out "
+                   "one short", fake=fake, opening_repair=True)
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    assert opening["symbol"] == "tally"
+    (refused,) = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes"]
+    assert not refused["success"] and "too long to rewrite whole" in refused["error"]
     assert not any(r.get("n") for r in fake.requests)

@@ -12,7 +12,7 @@ import textwrap
 from dataclasses import dataclass
 
 BLOCK_LINES = 8  # a block is the outermost statement around the line that spans at most this many lines
-LONGEST_STATEMENT = 24  # a single statement longer than this around the line is no block
+LONGEST_STATEMENT = 30  # a block that cannot be shorter may span this many lines
 MAX_DEFINITION = 400  # a definition this long can still be repaired by blocks (whole rewrites: MAX_LINES)
 START, END = "# >>> rewrite from here", "# <<< to here"
 _HEADS = ("def ", "async def ", "class ")
@@ -26,28 +26,32 @@ class Block:
     last: int
 
 
-def around(source: str, line: int) -> Block | None:
-    """The block of `source` (one definition) around its line `line` (1-based within source): the outermost
-    statement of the body that holds the line and spans at most BLOCK_LINES lines, or the innermost one when none
-    is that short (up to LONGEST_STATEMENT); never an `elif`/`else`/`except` branch alone, which cannot stand
-    where it is put back. None when the line is not in the body."""
+def around(source: str, lines: list[int]) -> Block | None:
+    """The block of `source` (one definition) around its lines `lines` (1-based within source; the spectrum's
+    equally best lines): going down from the body, the statement that holds them all, or, where they part, the run of
+    statements from the first that holds one to the last. Of those, the outermost that spans at most BLOCK_LINES
+    lines, else the innermost when it spans at most LONGEST_STATEMENT; never an `elif`/`else`/`except` branch alone,
+    which cannot stand where it is put back. None when no line is in the body, or the block would be longer."""
     try:
         tree = ast.parse(textwrap.dedent(source))
     except SyntaxError:
         return None
     if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return None
-    lines = source.splitlines()
-    chain, body = [], tree.body[0].body
-    while holder := next((s for s in body if s.lineno <= line <= (s.end_lineno or s.lineno)), None):
-        chain.append(holder)
+    text = source.splitlines()
+    spans: list[tuple[int, int]] = []  # outermost first
+    body = tree.body[0].body
+    while holders := [s for s in body if any(s.lineno <= line <= (s.end_lineno or s.lineno) for line in lines)]:
+        first, last = holders[0].lineno, holders[-1].end_lineno or holders[-1].lineno
+        if not text[first - 1].lstrip().startswith(("elif", "else", "except")):
+            spans.append((first, last))
+        if len(holders) > 1:
+            break
         body = [child for field in ("body", "orelse", "finalbody", "handlers", "cases")
-                for child in getattr(holder, field, None) or [] if isinstance(child, ast.stmt)]
-    whole = [s for s in chain if not lines[s.lineno - 1].lstrip().startswith(("elif", "else", "except"))]
-    fits = [s for s in whole if s.end_lineno - s.lineno + 1 <= BLOCK_LINES]
-    node = fits[0] if fits else whole[-1] if whole and whole[-1].end_lineno - whole[-1].lineno < LONGEST_STATEMENT \
-        else None
-    return Block(node.lineno, node.end_lineno) if node else None
+                for child in getattr(holders[0], field, None) or [] if isinstance(child, ast.stmt)]
+    fits = [span for span in spans if span[1] - span[0] < BLOCK_LINES]
+    span = fits[0] if fits else spans[-1] if spans and spans[-1][1] - spans[-1][0] < LONGEST_STATEMENT else None
+    return Block(*span) if span else None
 
 
 def marked(source: str, block: Block) -> str:

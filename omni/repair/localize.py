@@ -49,7 +49,7 @@ class Target:
     path: str
     symbol: str  # qualified: Class.method
     why: str
-    line: int | None = None  # the line the failing tests point to (the spectrum's), when known
+    lines: tuple[int, ...] = ()  # the lines the failing tests point to (the spectrum's equally best), when known
 
 
 def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], expressions: list[str],
@@ -121,7 +121,7 @@ def _suspect(spectrum: Spectrum, entry: dict) -> Target | None:
     if found is None:
         return None
     return Target(found[0], found[1], f"the failing tests run it and the passing ones less: spectrum score "
-                                      f"{entry['score']:.2f} at line {entry['lines'][0]}", entry["lines"][0])
+                                      f"{entry['score']:.2f} at line {entry['lines'][0]}", tuple(entry["lines"]))
 
 
 def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> Target | None:

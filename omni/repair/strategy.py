@@ -118,11 +118,11 @@ class RepairStrategy:
                                f"omni_suspect_{len(tried) + 1}")
 
     def _own_round(self, target: Target, kind: str, why: str, call_id: str) -> Action:
-        """A round of omni's own on target, said as an event of `kind`; the line the tests point to, when known,
-        goes to verified repair (its block rewrites)."""
+        """A round of omni's own on target, said as an event of `kind`; the lines the tests point to, when known,
+        go to verified repair (its block rewrites)."""
         self.rounds[(target.path, target.symbol)] += 1
-        if target.line:
-            self.repair.focus[(target.path, target.symbol)] = target.line
+        if target.lines:
+            self.repair.focus[(target.path, target.symbol)] = target.lines
         self.events.emit(kind, path=target.path, symbol=target.symbol, why=why)
         return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol}, call_id=call_id)
 

@@ -33,6 +33,7 @@ from omni.protocols import Events, Model, Sandbox
 from omni.repair.block import Block, around, inside, marked, spliced
 from omni.repair.mutants import MAX_MUTANTS, mutants
 from omni.repair.inputs import first_statement, ignored_parameters, special_cases
+from omni.repair.localize import MAX_LINES
 from omni.repair.probes import Probes, behaviour, goal_probes, left_as_it_was
 from omni.results import ToolResult
 
@@ -49,7 +50,7 @@ class VerifiedRepair:
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
         self.check, self.samples, self.reading = check, samples, reading
         self.mechanical, self.blocks = mechanical, blocks
-        self.focus: dict[tuple[str, str], int] = {}  # (path, symbol) -> the line the failing tests point to
+        self.focus: dict[tuple[str, str], tuple[int, ...]] = {}  # (path, symbol) -> lines the failing tests point to
         self.mutated: set[tuple[str, str]] = set()  # definitions whose mechanical candidates were tried
         self.seconds_each = 1.0  # what trying one candidate took, in the last round
 
@@ -67,6 +68,10 @@ class VerifiedRepair:
             whole = details("read_symbol", found).sources[0]
             source = without_docstring(whole)
             block = self._block(path, symbol, details("read_symbol", found).definitions[0].start, whole)
+            if self.blocks and block is None and len(whole.splitlines()) > MAX_LINES:
+                return ToolResult.fail("tool_error", f"{symbol} is {len(whole.splitlines())} lines, too long to "
+                                       "rewrite whole, and the tests point to no few lines of it: read it, and edit "
+                                       "the lines at fault yourself.")
         elif (imports := self._new(path, symbol, check)) is not None:
             source = ""  # not written yet: the candidates are new functions, added at the end of path
         else:
@@ -107,10 +112,10 @@ class VerifiedRepair:
         return max(MIN_MUTANTS, min(MAX_MUTANTS, int(MECHANICAL_S / max(self.seconds_each, 0.1))))
 
     def _block(self, path: str, symbol: str, start: int, whole: str) -> Block | None:
-        """With block rewrites on (--block-rewrites), the block around the line the failing tests point to in this
-        definition (omni/repair/block.py); None when off, when no line is known, or when it is not in the body."""
-        line = self.focus.get((path, symbol)) if self.blocks else None
-        return around(whole, line - start + 1) if line else None
+        """With block rewrites on (--block-rewrites), the block around the lines the failing tests point to in this
+        definition (omni/repair/block.py); None when off, when no line is known, or when no short block holds them."""
+        lines = self.focus.get((path, symbol)) if self.blocks else None
+        return around(whole, [line - start + 1 for line in lines]) if lines else None
 
     def _messages(self, template: str, **fields) -> list[dict]:
         """The candidates' request: a short conversation of its own, not the run's. A small model writes far more
