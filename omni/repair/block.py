@@ -1,5 +1,5 @@
-"""Block rewrites: when the failing tests point to one line of a definition (tools/spectrum.py), the candidates
-rewrite only the few lines around it, shown marked inside the whole definition, and each reply is put back in
+"""Block rewrites: when the failing tests point to lines of a definition (tools/spectrum.py), the candidates
+rewrite only the few lines around them, shown marked inside the whole definition, and each reply is put back in
 their place. Asked for a 90-line function, a 1.5B model rewrites 90 lines and mostly changes nothing (or is too
 long to ask at all: omni/repair/localize.py's MAX_LINES); asked for a block of a few lines, it writes a few.
 On with --block-rewrites (settings.block_rewrites) until runs on both halves of the benchmark show it helps
@@ -11,7 +11,7 @@ import ast
 import textwrap
 from dataclasses import dataclass
 
-BLOCK_LINES = 8  # a block is the outermost statement around the line that spans at most this many lines
+BLOCK_LINES = 8  # a block is the outermost statement (or run of them) around the lines this short
 LONGEST_STATEMENT = 30  # a block that cannot be shorter may span this many lines
 MAX_DEFINITION = 400  # a definition this long can still be repaired by blocks (whole rewrites: MAX_LINES)
 START, END = "# >>> rewrite from here", "# <<< to here"
