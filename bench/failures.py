@@ -21,6 +21,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from omni.repair.localize import is_test_file
+
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -30,7 +32,7 @@ def bug_definitions(patch: str, repo: Path, rev: str = "HEAD") -> list[str]:
     Test files are left out."""
     found: dict[str, None] = {}
     for path, lines in _changed_lines(patch).items():
-        if not path.endswith(".py") or _is_test(path):  # the grader restores test files: not a place to fix
+        if not path.endswith(".py") or is_test_file(path):  # the grader restores test files: not a place to fix
             continue
         source = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=repo, capture_output=True, text=True).stdout
         spans = _definitions(source)
@@ -39,11 +41,6 @@ def bug_definitions(patch: str, repo: Path, rev: str = "HEAD") -> list[str]:
             name = max(inside)[2] if inside else "<module>"  # the innermost: the one that starts last
             found[f"{path}:{name}"] = None
     return list(found)
-
-
-def _is_test(path: str) -> bool:
-    name = Path(path).name
-    return "tests" in Path(path).parts or name.startswith("test_") or name.endswith("_test.py")
 
 
 def _changed_lines(patch: str) -> dict[str, list[tuple[int, bool]]]:
