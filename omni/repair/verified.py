@@ -65,13 +65,14 @@ class VerifiedRepair:
         found, imports, whole = self.sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60), "", ""
         block = None
         if found.success:
-            whole = details("read_symbol", found).sources[0]
+            read = details("read_symbol", found)
+            whole, size = read.sources[0], read.definitions[0].end - read.definitions[0].start + 1
             source = without_docstring(whole)
-            block = self._block(path, symbol, details("read_symbol", found).definitions[0].start, whole)
-            if self.blocks and block is None and len(whole.splitlines()) > MAX_LINES:
-                return ToolResult.fail("tool_error", f"{symbol} is {len(whole.splitlines())} lines, too long to "
-                                       "rewrite whole, and the tests point to no few lines of it: read it, and edit "
-                                       "the lines at fault yourself.")
+            block = self._block(path, symbol, read.definitions[0].start, whole)
+            if self.blocks and block is None and size > MAX_LINES:
+                return ToolResult.fail("tool_error", f"{symbol} is {size} lines, too long to rewrite whole, and the "
+                                       "tests point to no few lines of it: read it, and edit the lines at fault "
+                                       "yourself.")
         elif (imports := self._new(path, symbol, check)) is not None:
             source = ""  # not written yet: the candidates are new functions, added at the end of path
         else:
