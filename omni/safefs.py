@@ -99,7 +99,7 @@ def read_optional(root: Path, rel: str | os.PathLike, limit: int | None = None) 
     """read_bytes, or None when the file is missing, is a link or passes through one."""
     try:
         return read_bytes(root, rel, limit)
-    except (FileNotFoundError, NotADirectoryError, LinkRefused):
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, LinkRefused):
         return None
 
 

@@ -17,6 +17,27 @@ def test_dependencies_are_detected_from_every_kind_of_file(tmp_path):
     assert project_requirements(tmp_path) == ["attrs>=22", "black==24.1.0", "hypothesis", "six"]
 
 
+def test_a_test_suites_own_requirements_and_dependency_groups_are_detected(tmp_path):
+    # A suite's helpers (pretend, a pytest plugin) often live beside the tests or in a PEP 735 group; without
+    # them its files fail to collect, and the run's check would be "tests failing at the start" for that reason.
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "requirements.txt").write_text("pretend\n-r ../requirements.txt\n")
+    (tmp_path / "requirements").mkdir()
+    (tmp_path / "requirements" / "dev.txt").write_text("freezegun\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[dependency-groups]\ntest = ["pytest-mock", {include-group = "typing"}]\n'
+        'typing = ["mypy"]\ndocs = ["sphinx"]\nloop = [{include-group = "loop"}]\ndev = [{include-group = "loop"}]\n')
+    assert project_requirements(tmp_path) == ["freezegun", "mypy", "pretend", "pytest-mock"]
+
+
+def test_a_requirements_name_that_is_a_folder_or_a_link_is_not_read(tmp_path):
+    (tmp_path / "requirements.txt").mkdir()
+    (tmp_path / "secret").write_text("token-not-a-requirement\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "requirements.txt").symlink_to(tmp_path / "secret")
+    assert project_requirements(tmp_path) == []
+
+
 def test_a_single_string_requirement_in_setup_py_is_one_requirement(tmp_path):
     # wcwidth 0.2.13 writes install_requires=('backports...;' 'python_version < "3.2"'): a string, not a tuple.
     (tmp_path / "setup.py").write_text("setup(install_requires=('backports.functools-lru-cache>=1.2.1;'\n"

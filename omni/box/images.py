@@ -26,7 +26,9 @@ SANDBOX_TAG = f"omni-sandbox:{__version__}"
 OFFLINE_BASE = "omni-base:bookworm"
 REQUIREMENT_FILES = ("requirements.txt", "requirements-dev.txt", "requirements-test.txt",
                      "requirements_dev.txt", "test-requirements.txt", "test_requirements.txt",
-                     "dev-requirements.txt")
+                     "dev-requirements.txt", "tests/requirements.txt", "test/requirements.txt",
+                     "requirements/test.txt", "requirements/tests.txt", "requirements/testing.txt",
+                     "requirements/dev.txt")  # where a test suite's own needs are written (pytest plugins, helpers)
 TEST_EXTRAS = ("test", "tests", "testing", "dev")
 
 
@@ -157,12 +159,14 @@ def project_requirements(root: Path) -> list[str]:
     pyproject = _read(root, "pyproject.toml")
     if pyproject is not None:
         try:
-            project = tomllib.loads(pyproject).get("project", {})
+            declared = tomllib.loads(pyproject)
         except tomllib.TOMLDecodeError:
-            project = {}
+            declared = {}
+        project, groups = declared.get("project", {}), declared.get("dependency-groups", {})
         reqs += project.get("dependencies", [])
         for extra in TEST_EXTRAS:
             reqs += project.get("optional-dependencies", {}).get(extra, [])
+            reqs += _group(groups, extra)
     for name in REQUIREMENT_FILES:
         text = _read(root, name)
         if text is not None:
@@ -186,6 +190,17 @@ def project_requirements(root: Path) -> list[str]:
                     value = [value]
                 reqs += [r for r in value if isinstance(r, str)] if isinstance(value, (list, tuple, set)) else []
     return sorted(set(reqs))
+
+
+def _group(groups: dict, name: str, seen: frozenset = frozenset()) -> list[str]:
+    """A PEP 735 dependency group's requirements, its include-group entries followed (once each)."""
+    found: list[str] = []
+    for item in groups.get(name, []) if isinstance(groups, dict) and name not in seen else []:
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict) and isinstance(item.get("include-group"), str):
+            found += _group(groups, item["include-group"], seen | {name})
+    return found
 
 
 def project_image(client: docker.DockerClient, root: Path, sandbox_tag: str,
