@@ -29,9 +29,15 @@ def changed_lines(before: str, after: str) -> list[str]:
     ("    return items[:2]", "    return items[:3]"),
     ("    return divmod(a, b)", "    return divmod(b, a)"),
     ("    return sorted(items, reverse=True)", "    return sorted(items, reverse=False)"),
+    ("    return self.month % 3", "    return (self.month - 1) % 3"),
+    ("    return a // b", "    return (a + 1) // b"),
+    ("    return items[b]", "    return items[b - 1]"),
+    ("    return items[a:b]", "    return items[a:b + 1]"),
+    ("    return [items[k] for k in range(b)]", "    return [items[k] for k in range(b - 1)]"),
+    ("    return list(range(a, self.size))", "    return list(range(a, self.size + 1))"),
 ])
 def test_the_one_change_a_bug_is_often_made_of_is_among_them(line, fixed):
-    source = f"def f(a, b, key=None, seen=(), items=()):\n{line}\n"
+    source = f"def f(a, b, key=None, seen=(), items=(), self=None):\n{line}\n"
     variants = mutants(source, limit=100)
     assert any(changed_lines(source, v) == ["+" + fixed] for v in variants), variants
     for variant in variants:

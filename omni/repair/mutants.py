@@ -1,9 +1,10 @@
 """Mechanical candidates: the definition with one small change a bug is often made of, written into its own text
 (formatting and comments kept): a comparison's boundary (`<` and `<=`, `==` and `!=`, `in` and `not in`), `and`
-and `or`, a `not` dropped, `+` and `-`, an integer one more or one less, the two arguments of a call swapped,
-`True` and `False`. They cost no model call; verified repair tries them beside the sampled rewrites, judged the
-same way, when a round of samples found none that passes (omni/repair/verified.py). A 1.5B model asked for a
-40-line rewrite mostly writes the code back unchanged; a one-token fix is among these."""
+and `or`, a `not` dropped, `+` and `-`, an integer one more or one less, a name one more or one less where it
+counts or indexes (an index, a slice's bound, `range`'s end, the left of `%` and `//`), the two arguments of a call
+swapped, `True` and `False`. They cost no model call; verified repair tries them beside the sampled rewrites,
+judged the same way, when a round of samples found none that passes (omni/repair/verified.py). A 1.5B model asked
+for a 40-line rewrite mostly writes the code back unchanged; a one-token fix is among these."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def _edits(tree: ast.AST, lines: list[str]) -> Iterator[Edit]:
                   if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and b.body
                   and isinstance(b.body[0], ast.Expr) and isinstance(b.body[0].value, ast.Constant)}
     kinds = [[edit for node in nodes for edit in kind(node, lines, docstrings)]
-             for kind in (_comparisons, _logic, _arithmetic, _constants, _swaps)]
+             for kind in (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps)]
     for turn in range(max(map(len, kinds), default=0)):
         for kind in kinds:
             if turn < len(kind):
@@ -92,6 +93,25 @@ def _constants(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterato
             yield _at(node, str(node.value + 1))
             if node.value > 0:
                 yield _at(node, str(node.value - 1))
+
+
+def _off_by_one(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    """A name (or attribute) one less and one more where it counts or indexes: `xs[i]`, `xs[:n]`, `range(n)`, and
+    the left of `%` and `//` (in brackets there: `(month - 1) % 3`)."""
+    counted: list[tuple[ast.AST, bool]] = []  # (operand, whether it needs brackets)
+    if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+        counted.append((node.slice, False))
+    elif isinstance(node, ast.Slice):
+        counted += [(bound, False) for bound in (node.lower, node.upper) if bound is not None]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and node.args:
+        counted.append((node.args[-1] if len(node.args) < 3 else node.args[1], False))
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.FloorDiv)):
+        counted.append((node.left, True))
+    for operand, bracket in counted:
+        if isinstance(operand, (ast.Name, ast.Attribute)) and operand.lineno == operand.end_lineno:
+            text = lines[operand.lineno - 1].encode()[operand.col_offset:operand.end_col_offset].decode()
+            for sign in ("-", "+"):
+                yield _at(operand, f"({text} {sign} 1)" if bracket else f"{text} {sign} 1")
 
 
 def _swaps(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
