@@ -113,18 +113,27 @@ def lint(ctx: Context, paths: list[str] | None = None) -> dict:
 
 def _test_id(root, classname: str, name: str) -> str:
     """pytest's id of a junit test case: the longest dotted prefix of classname that is a file under root
-    is the module, the rest its classes (tests.test_idna.IDNATests -> tests/test_idna.py::IDNATests)."""
-    parts: list[str] = []
-    for piece in classname.split(".") if classname else []:  # a dot folder (.omni) leaves an empty piece
-        if parts and parts[-1] == "":
-            parts[-1] = "." + piece
-        else:
-            parts.append(piece)
+    is the module, the rest its classes (tests.test_idna.IDNATests -> tests/test_idna.py::IDNATests). A module
+    that failed to collect has no classname and its dotted name as name (tests.test_b -> tests/test_b.py)."""
+    if not classname and (module := "/".join(_pieces(name)) + ".py") and (root / module).is_file():
+        return module
+    parts = _pieces(classname)
     for cut in range(len(parts), 0, -1):
         module = "/".join(parts[:cut]) + ".py"
         if (root / module).is_file():
             return "::".join([module, *parts[cut:], name])
     return "::".join(filter(None, [classname.replace(".", "/") + ".py" if classname else "", name]))
+
+
+def _pieces(dotted: str) -> list[str]:
+    """The parts of a dotted junit name; a dot folder (.omni) leaves an empty piece, joined to the next."""
+    parts: list[str] = []
+    for piece in dotted.split(".") if dotted else []:
+        if parts and parts[-1] == "":
+            parts[-1] = "." + piece
+        else:
+            parts.append(piece)
+    return parts
 
 
 def _raised(message: str) -> str:
