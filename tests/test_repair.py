@@ -339,6 +339,33 @@ def test_when_the_first_target_yields_no_fix_omni_tries_the_next_one_the_tests_p
     assert "return a + b" in (repo / "calc.py").read_text()
 
 
+def test_with_only_the_goals_example_to_go_on_the_next_round_goes_where_the_example_runs_and_the_tests_do_not(
+        tmp_path, fake, docker_engine):
+    """No test fails; the check is the goal's example, which calls add, so the opening round rewrites add; the bug is
+    in the helper add calls. The example, run as a test under the tracer beside the tests of the code it ran, is the
+    failing side of the spectrum: the helper, which no passing test runs, is the next round's target."""
+    repo = make_repo(tmp_path / "repo", {
+        "calc.py": ("def _combine(a, b):\n    return a - b\n\n\ndef add(a, b):\n    return _combine(a, b)\n\n\n"
+                    "def double(a):\n    return a * 2\n\n\ndef sub(a, b):\n    return a - b\n"),
+        "test_calc.py": ("from calc import double, sub\n\n\ndef test_double():\n    assert double(2) == 4\n\n\n"
+                         "def test_sub():\n    assert sub(3, 2) == 1\n")})
+    add_1 = "```python\ndef add(a, b):\n    return _combine(b, a)\n```"
+    add_2 = "```python\ndef add(a, b):\n    return _combine(a, b) * 1\n```"
+    right = "```python\ndef _combine(a, b):\n    return a + b\n```"
+    fake.add(PLAN, {"choices": [add_1, add_2]}, {"choices": [add_2, add_1]}, {"choices": [right, right]})
+    run = run_omni(repo, "--yes", "--samples", "2", "add(2, 3) returns -1 instead of 5", fake=fake,
+                   finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (check,) = [e for e in run.events() if e["kind"] == "check"]
+    assert check["source"] == "goal examples" and check["tests"] == []
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    assert opening["symbol"] == "add"
+    (after,) = [e for e in run.events() if e["kind"] == "rung"]
+    assert after["symbol"] == "_combine" and "spectrum score 1.00" in after["why"], after
+    assert len(fake.requests) == 4  # the plan and three rounds of candidates: the model took no step
+    assert "return a + b" in (repo / "calc.py").read_text()
+
+
 def test_when_the_tests_point_to_two_definitions_alike_the_opening_round_tries_the_first(tmp_path, fake,
                                                                                          docker_engine):
     """The failing test runs two functions and no passing test runs either: they score alike, so no rule names one;

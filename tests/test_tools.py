@@ -563,6 +563,18 @@ def test_run_tests_on_a_source_file_runs_the_tests_that_import_it(tmp_path, dock
         assert "no test file imports it" in helper.output and helper.details["summary"]["passed"] == 3
 
 
+def test_a_test_file_that_fails_to_collect_is_named_by_its_path(tmp_path, docker_engine):
+    # pytest's junit report names a module that failed to import by its dotted name, with no class: the id the
+    # check, the spectrum and run_tests are given must be the file's path, or none of them can run it again.
+    files = {**SRC_LAYOUT, "tests/unit/test_helper.py": "import no_such_helper_xyz\n\n\ndef test_x():\n    pass\n"}
+    with own_sandbox(tmp_path, "uncollected", files) as box:
+        ran = box.run_tool("run_tests", {}, 120)
+        assert "tests/unit/test_helper.py" in ran.details["failing"], ran.details["failing"]
+        assert not any(t.startswith("tests.") for t in ran.details["failing"])
+        again = box.run_tool("run_tests", {"selection": ["tests/unit/test_helper.py"]}, 60)
+        assert again.details["failing"] == ["tests/unit/test_helper.py"] and "no_such_helper_xyz" in again.output
+
+
 SPECTRUM = {
     "pytest.ini": "[pytest]\npythonpath = src\naddopts = --cov=stats\n",  # a coverage plugin: left out
     "src/stats/__init__.py": "",
@@ -592,6 +604,19 @@ def test_spectrum_ranks_the_line_only_failing_tests_run(tmp_path, docker_engine)
         alone = box.run_tool("spectrum", {"failing": [".omni/check/test_reproduce.py::test_it"]}, 300)
         assert alone.success and alone.details["suspects"][0]["symbol"] == "middle", alone.output
         assert alone.details["passed"] == 2  # test_odd and test_width, from tests/test_core.py
+        # With no failing test, the goal's examples that do not hold are the failing side, run as tests of their
+        # own; those that hold and the tests of the code they ran are the passing side. Nothing is left behind.
+        examples = [{"expression": "middle([4, 1, 3, 2])", "expected": "2.5"},
+                    {"expression": "middle([3, 1, 2])", "expected": "2"}]
+        by_example = box.run_tool("spectrum", {"examples": examples}, 300)
+        assert by_example.success, by_example.error
+        first = by_example.details["suspects"][0]
+        assert (first["symbol"], first["score"], first["lines"]) == ("middle", 1.0, [6]), by_example.output
+        assert by_example.details["failed"] == 1 and by_example.details["passed"] == 3  # an example, test_odd/width
+        left = box.run_tool("shell", {"command": "ls -A .omni/check"}, 30)
+        assert "test_goal_examples" not in left.output and "test_reproduce.py" in left.output, left.output
+        probe = box.run_tool("spectrum", {"examples": [{"expression": "middle([1])"}]}, 60)
+        assert not probe.success and "nothing to fail" in probe.error
         none = box.run_tool("spectrum", {"failing": ["tests/test_core.py::test_odd"]}, 300)
         assert not none.success and "no test failed under the tracer" in none.error
         outside = box.run_tool("spectrum", {"failing": ["../x.py::test"]}, 60)

@@ -19,10 +19,8 @@ HOST = "host"  # runs in omni itself, never in the sandbox
 INTERNAL = "internal"  # not offered to the model: omni's own use of the sandbox
 
 
-class Details(BaseModel):
+class Details(BaseModel, extra="allow"):
     """Fields a tool's result carries beside its text, for the host to read (never the prose)."""
-
-    model_config = ConfigDict(extra="allow")
 
 
 class ListDetails(Details):
@@ -329,8 +327,9 @@ class spectrum(Spec):
     """The definitions failing tests run more than passing ones do: both run with a line tracer, Ochiai scores."""
 
     kind, module = INTERNAL, "spectrum"  # details: suspects [{path, symbol, score, lines}], failed, passed
-    failing: list[str] = Field(min_length=1)
+    failing: list[str] = Field(default_factory=list)  # none: the examples ({expression, expected}) are that side
     passing: list[str] | None = None  # test files or ids: the failing tests' own files by default
+    examples: list[dict] = Field(default_factory=list)
 
 
 class try_fixes(Spec):

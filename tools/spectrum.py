@@ -3,7 +3,8 @@ failing tests, the other tests of their files and the test files of the code the
 (spectrum_run.py, in the project's Python); each line of the project's own code gets the Ochiai score
 ef / sqrt(F * (ef + ep)), where ef and ep are the failing and passing tests that ran it and F all failing ones; a
 definition scores as its best line, and among equals the one more of whose lines passing tests run goes first.
-It needs no word of the goal: the tests say where to look."""
+It needs no word of the goal: the tests say where to look. Where no test fails and the goal's examples do, the
+examples are the failing side, run as a test file of their own."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import math
 import os
 import tempfile
 from collections import Counter
+from contextlib import contextmanager
 
 from context import Context, result
 from testmap import test_files, tests_importing
@@ -23,9 +25,16 @@ TOP = 8
 MAX_MORE = 8  # test files of the code the failing tests ran, traced as the passing side
 
 
-def spectrum(ctx: Context, failing: list[str], passing: list[str] | None = None) -> dict:
+def spectrum(ctx: Context, failing: list[str] | None = None, passing: list[str] | None = None,
+             examples: list[dict] | None = None) -> dict:
+    failing = list(failing or [])
     for item in [*failing, *(passing or [])]:
         resolve(ctx.root, item.split("::")[0], kind="any")
+    if not failing:
+        if not examples:
+            raise ToolError("give failing tests, or examples that do not hold")
+        with _examples_as_tests(ctx, examples) as path:
+            return spectrum(ctx, [path], passing)
     files = list(dict.fromkeys(t.split("::")[0] for t in failing)) if passing is None else list(passing)
     named = set(failing)  # the failing side is the tests asked about; other tests that fail count on neither side
 
@@ -52,6 +61,51 @@ def spectrum(ctx: Context, failing: list[str], passing: list[str] | None = None)
                      for s in suspects)
     return result(True, text or "the failing tests ran no line of the project's own code", suspects=suspects,
                   failed=len(failed), passed=len(runs) - len(failed))
+
+
+@contextmanager
+def _examples_as_tests(ctx: Context, examples: list[dict]):
+    """The goal's examples as a test file of their own (one test each, `expression == expected`, evaluated as the
+    examples check does), in the workspace's .omni/check/ folder for as long as the tracer runs: a check made only
+    of examples has no failing test, and the spectrum then needs one."""
+    tools = os.path.dirname(os.path.abspath(__file__))
+    wanted = [{"expression": e["expression"], "expected": e["expected"]} for e in examples if e.get("expected")]
+    if not wanted:
+        raise ToolError("no example says what it should give: there is nothing to fail")
+    source = EXAMPLES_TEST.format(evaluator=json.dumps(os.path.join(tools, "example_eval.py")),
+                                  examples=json.dumps(json.dumps(wanted)))
+    folder = ctx.root / ".omni" / "check"
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix="test_goal_examples_", suffix=".py", dir=folder)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(source)
+    try:
+        yield os.path.relpath(name, ctx.root)
+    finally:
+        os.unlink(name)
+
+
+EXAMPLES_TEST = \
+    '''"""The goal's examples as tests, for the spectrum's tracer (written and removed by omni's tools/spectrum.py)."""
+import importlib.util
+import json
+import os
+import sys
+
+import pytest
+
+sys.path[:0] = [os.path.abspath(p) for p in ("src", ".") if os.path.isdir(p)]
+_spec = importlib.util.spec_from_file_location("omni_example_eval", {evaluator})
+_eval = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_eval)
+EXAMPLES = json.loads({examples})
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[str(n) for n in range(len(EXAMPLES))])
+def test_example(example):
+    found = _eval.evaluate(example)
+    assert found["holds"], found["got"]
+'''
 
 
 def _traced(ctx: Context, selection: list[str]) -> dict[str, dict]:

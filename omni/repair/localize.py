@@ -14,7 +14,8 @@ Tried in this order; the first rule that names exactly one definition wins:
 6. the only short function, dunder methods aside, that the goal's examples run (a constructor that calls one
    helper: the helper);
 7. the one definition the failing tests run and the passing ones run least (spectrum-based fault localization,
-   tools/spectrum.py): no word of the goal is needed.
+   tools/spectrum.py): no word of the goal is needed. Where no test fails, the goal's examples that do not hold
+   are the failing side, and the tests of the code they run the passing one.
 When no rule names one, or a round on the one named finds no fix, `suspects` gives the next to try: the spectrum's
 best, ties included (omni/repair/strategy.py tries up to three in all).
 A definition in a test file, or longer than MAX_LINES, is never the target: its rewrites would cost
@@ -102,15 +103,19 @@ class Spectrum:
     round's rule 7 and the next suspects after it ask on the code as it was at the start (a round that finds no fix
     leaves nothing applied). Make a new one for code that has changed."""
 
-    def __init__(self, sandbox: Sandbox, tests: list[str], max_lines: int = MAX_LINES):
+    def __init__(self, sandbox: Sandbox, tests: list[str], max_lines: int = MAX_LINES,
+                 examples: list[dict] | None = None):
         self.sandbox, self.tests, self.max_lines = sandbox, tests, max_lines  # max_lines: of a suspect
+        self.examples = [e for e in examples or [] if e.get("expected")]  # the failing side when no test fails
         self._ranked: list[dict] | None = None
 
     def ranked(self) -> list[dict]:
         """Best first, without the methods that show a value (__repr__, __str__): pytest's report of a failed assert
         formats the values it compared, so they run in the failing tests only, whatever the bug."""
         if self._ranked is None:
-            ran = self.sandbox.run_tool("spectrum", {"failing": self.tests[:MAX_TESTS]}, 600) if self.tests else None
+            side = {"failing": self.tests[:MAX_TESTS]} if self.tests else \
+                {"examples": self.examples[:MAX_TESTS]} if self.examples else None
+            ran = self.sandbox.run_tool("spectrum", side, 600) if side else None
             found = getattr(details("spectrum", ran), "suspects", []) if ran and ran.success else []
             self._ranked = [s for s in found if s["symbol"].rsplit(".", 1)[-1] not in _SHOWN]
         return self._ranked

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from omni.box.toolbox import Toolbox, details
-from omni.check.settled import CheckNow
+from omni.check.settled import Check, CheckNow
 from omni.goal.reading import GoalReading
 from omni.protocols import Events
 from omni.repair.block import MAX_DEFINITION
@@ -93,7 +93,7 @@ class RepairStrategy:
         if not check:
             return None
         self.events.emit("phase", name="looking for the definition to repair")
-        self.spectrum = self._spectrum(check.tests)
+        self.spectrum = self._spectrum(check)
         target = fix_target(self.repair.sandbox, self.reading, check.tests, [e["expression"] for e in check.examples],
                             self.spectrum)
         if target is None:
@@ -108,7 +108,7 @@ class RepairStrategy:
             return None
         if self.suspects is None:
             self.events.emit("phase", name="asking the tests where to look next")
-            spectrum = self.spectrum or self._spectrum(self.check_now.check().tests)
+            spectrum = self.spectrum or self._spectrum(self.check_now.check())
             self.suspects = suspects(spectrum, tried, MAX_SUSPECTS)
         target = next((t for t in self.suspects if (t.path, t.symbol) not in tried), None)
         if target is None:
@@ -126,9 +126,11 @@ class RepairStrategy:
         self.events.emit(kind, path=target.path, symbol=target.symbol, why=why)
         return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol}, call_id=call_id)
 
-    def _spectrum(self, tests: list[str]) -> Spectrum:
-        """The failing tests' ranking; its suspects may be long definitions when verified repair rewrites blocks."""
-        return Spectrum(self.repair.sandbox, tests, MAX_DEFINITION if self.repair.blocks else MAX_LINES)
+    def _spectrum(self, check: Check) -> Spectrum:
+        """The ranking of the check's failing tests, or of its examples when no test fails; its suspects may be
+        long definitions when verified repair rewrites blocks."""
+        return Spectrum(self.repair.sandbox, check.tests, MAX_DEFINITION if self.repair.blocks else MAX_LINES,
+                        check.examples)
 
     def after_action(self, action: Action, result: ToolResult) -> ToolResult:
         if self.repair is None:
