@@ -41,12 +41,13 @@ WEAKENING: dict[str, Any] = {
 }
 # Files whose change steers later agent runs or the user's tools: called out, and held back under --yes. By name
 # (any folder): agent instructions; what git ignores or runs; what the next sandbox image installs (its
-# requirements are read from these); task spec state. By folder: editor, CI and hook configs that run commands.
+# requirements are read from these); task spec state. By folder: editor, CI and hook configs that run commands,
+# and a requirements/ folder (the next sandbox installs from it too: omni/box/images.py, REQUIREMENT_FILES).
 INSTRUCTION_NAMES = ("AGENTS.md", "CLAUDE.md", "CONVENTIONS.md", ".envrc", ".gitattributes", ".gitmodules",
                      ".gitignore", "pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py",
                      ".pre-commit-config.yaml")
 STEERING_PATTERNS = ("requirements*.txt", "*-requirements.txt", "*_requirements.txt", "*.state.yaml")
-STEERING_FOLDERS = (".omni", ".github", ".vscode", ".devcontainer", ".husky")
+STEERING_FOLDERS = (".omni", ".github", ".vscode", ".devcontainer", ".husky", "requirements")
 OMNI_DIR = ".omni"
 CONFIG = ".omni/config.toml"
 
