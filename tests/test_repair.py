@@ -311,32 +311,40 @@ def test_with_no_word_of_the_goal_to_go_on_the_opening_round_goes_where_only_the
     assert "xs[len(xs) // 2 - 1]" in (repo / "stats.py").read_text()
 
 
+HELPER = "def _combine(a, b):\n    return a - b\n\n\ndef add(a, b):\n    return _combine(a, b)\n\n\n"
+
+
+def helper_rounds(tmp_path, fake, tests: str, goal: str):
+    """calc.py's add calls a helper that subtracts; no rewrite of add can fix it. The run's three rounds: add twice
+    (two rewrites each, neither passes), then the helper (the right one); the run and its opening and rung events."""
+    repo = make_repo(tmp_path / "repo", {"calc.py": HELPER + "def double(a):\n    return a * 2\n\n\n"
+                                                           "def sub(a, b):\n    return a - b\n", "test_calc.py": tests})
+    add_1 = "```python\ndef add(a, b):\n    return _combine(b, a)\n```"
+    add_2 = "```python\ndef add(a, b):\n    return _combine(a, b) * 1\n```"
+    right = "```python\ndef _combine(a, b):\n    return a + b\n```"
+    fake.add(PLAN, {"choices": [add_1, add_2]}, {"choices": [add_2, add_1]}, {"choices": [right, right]})
+    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    assert len(fake.requests) == 4  # the plan and three rounds of candidates: the model took no step
+    assert "return a + b" in (repo / "calc.py").read_text()
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    (after,) = [e for e in run.events() if e["kind"] == "rung"]
+    return run, opening, after
+
+
 def test_when_the_first_target_yields_no_fix_omni_tries_the_next_one_the_tests_point_to(tmp_path, fake,
                                                                                        docker_engine):
     """The failing test is named after add, so the opening round rewrites add; the bug is in the helper add calls.
     No rewrite of add passes, so omni's next round goes where the spectrum points next (the helper, which only the
     failing test runs), before the model takes one step."""
-    repo = make_repo(tmp_path / "repo", {
-        "calc.py": ("def _combine(a, b):\n    return a - b\n\n\ndef add(a, b):\n    return _combine(a, b)\n\n\n"
-                    "def double(a):\n    return a * 2\n"),
-        "test_calc.py": ("from calc import add, double\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
-                         "def test_double():\n    assert double(2) == 4\n")})
-    add_1 = "```python\ndef add(a, b):\n    return _combine(b, a)\n```"
-    add_2 = "```python\ndef add(a, b):\n    return _combine(a, b) * 1\n```"
-    right = "```python\ndef _combine(a, b):\n    return a + b\n```"
-    fake.add(PLAN, {"choices": [add_1, add_2]}, {"choices": [add_2, add_1]}, {"choices": [right, right]})
-    run = run_omni(repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake, finish_on_check=True,
-                   opening_repair=True)
-    assert run.code == 0, run.stdout + run.stderr
-    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    tests = ("from calc import add, double\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+             "def test_double():\n    assert double(2) == 4\n")
+    run, opening, after = helper_rounds(tmp_path, fake, tests, "make add() return the sum")
     assert opening["symbol"] == "add" and "named after it" in opening["why"]
-    (after,) = [e for e in run.events() if e["kind"] == "rung"]
     assert after["symbol"] == "_combine" and "spectrum score" in after["why"] and "found no fix" in after["why"]
     actions = [e for e in run.events() if e["kind"] == "action"]
     assert [(a["tool"], a["args"]["symbol"]) for a in actions] == [("propose_fixes", "add"),
                                                                   ("propose_fixes", "_combine")]
-    assert len(fake.requests) == 4  # the plan and three rounds of candidates: the model took no step
-    assert "return a + b" in (repo / "calc.py").read_text()
 
 
 def test_with_only_the_goals_example_to_go_on_the_next_round_goes_where_the_example_runs_and_the_tests_do_not(
@@ -344,26 +352,13 @@ def test_with_only_the_goals_example_to_go_on_the_next_round_goes_where_the_exam
     """No test fails; the check is the goal's example, which calls add, so the opening round rewrites add; the bug is
     in the helper add calls. The example, run as a test under the tracer beside the tests of the code it ran, is the
     failing side of the spectrum: the helper, which no passing test runs, is the next round's target."""
-    repo = make_repo(tmp_path / "repo", {
-        "calc.py": ("def _combine(a, b):\n    return a - b\n\n\ndef add(a, b):\n    return _combine(a, b)\n\n\n"
-                    "def double(a):\n    return a * 2\n\n\ndef sub(a, b):\n    return a - b\n"),
-        "test_calc.py": ("from calc import double, sub\n\n\ndef test_double():\n    assert double(2) == 4\n\n\n"
-                         "def test_sub():\n    assert sub(3, 2) == 1\n")})
-    add_1 = "```python\ndef add(a, b):\n    return _combine(b, a)\n```"
-    add_2 = "```python\ndef add(a, b):\n    return _combine(a, b) * 1\n```"
-    right = "```python\ndef _combine(a, b):\n    return a + b\n```"
-    fake.add(PLAN, {"choices": [add_1, add_2]}, {"choices": [add_2, add_1]}, {"choices": [right, right]})
-    run = run_omni(repo, "--yes", "--samples", "2", "add(2, 3) returns -1 instead of 5", fake=fake,
-                   finish_on_check=True, opening_repair=True)
-    assert run.code == 0, run.stdout + run.stderr
+    tests = ("from calc import double, sub\n\n\ndef test_double():\n    assert double(2) == 4\n\n\n"
+             "def test_sub():\n    assert sub(3, 2) == 1\n")
+    run, opening, after = helper_rounds(tmp_path, fake, tests, "add(2, 3) returns -1 instead of 5")
     (check,) = [e for e in run.events() if e["kind"] == "check"]
     assert check["source"] == "goal examples" and check["tests"] == []
-    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
     assert opening["symbol"] == "add"
-    (after,) = [e for e in run.events() if e["kind"] == "rung"]
     assert after["symbol"] == "_combine" and "spectrum score 1.00" in after["why"], after
-    assert len(fake.requests) == 4  # the plan and three rounds of candidates: the model took no step
-    assert "return a + b" in (repo / "calc.py").read_text()
 
 
 def test_when_the_tests_point_to_two_definitions_alike_the_opening_round_tries_the_first(tmp_path, fake,
