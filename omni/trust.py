@@ -42,7 +42,7 @@ WEAKENING: dict[str, Any] = {
 # Files whose change steers later agent runs or the user's tools: called out, and held back under --yes. By name
 # (any folder): agent instructions; what git ignores or runs; what the next sandbox image installs (its
 # requirements are read from these); task spec state. By folder: editor, CI and hook configs that run commands,
-# and a requirements/ folder (the next sandbox installs from it too: omni/box/images.py, REQUIREMENT_FILES).
+# and a requirements/ folder (the next sandbox installs from it too: omni/box/requirements.py).
 INSTRUCTION_NAMES = ("AGENTS.md", "CLAUDE.md", "CONVENTIONS.md", ".envrc", ".gitattributes", ".gitmodules",
                      ".gitignore", "pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py",
                      ".pre-commit-config.yaml")

@@ -123,7 +123,7 @@ def test_files_that_shape_the_next_sandbox_are_steering_files(name):
 
 def test_every_file_the_project_image_installs_from_is_a_steering_file():
     # a diff that writes tests/requirements.txt or requirements/dev.txt changes what the next sandbox installs
-    from omni.box.images import REQUIREMENT_FILES
+    from omni.box.requirements import REQUIREMENT_FILES
     from omni.trust import steering_files
 
     assert steering_files(REQUIREMENT_FILES) == list(REQUIREMENT_FILES)

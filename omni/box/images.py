@@ -6,30 +6,23 @@ a TLS-intercepting proxy; nothing about a particular host is written here.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
 import docker
 
-from omni import __version__, safefs
+from omni import __version__
+from omni.box.requirements import project_requirements
 from omni.errors import SandboxError, UsageError
 from omni.resources import data_dir
 
 SANDBOX_TAG = f"omni-sandbox:{__version__}"
 OFFLINE_BASE = "omni-base:bookworm"
-REQUIREMENT_FILES = ("requirements.txt", "requirements-dev.txt", "requirements-test.txt",
-                     "requirements_dev.txt", "test-requirements.txt", "test_requirements.txt",
-                     "dev-requirements.txt", "tests/requirements.txt", "test/requirements.txt",
-                     "requirements/test.txt", "requirements/tests.txt", "requirements/testing.txt",
-                     "requirements/dev.txt")  # where a test suite's own needs are written (pytest plugins, helpers)
-TEST_EXTRAS = ("test", "tests", "testing", "dev")
 
 
 def ca_bundle(explicit: str | None = None) -> str | None:
@@ -146,63 +139,6 @@ def build_offline_base(emit: Callable[..., None] = lambda *a, **k: None, tag: st
 
 
 # ---- project environment ----------------------------------------------------------------------
-def _read(root: Path, name: str) -> str | None:
-    """A dependency file of the repository, never read through a link: a requirements file that points at
-    ~/.netrc or /proc/self/environ would bake the host's secrets into the image."""
-    raw = safefs.read_optional(root, name, limit=1 << 20)
-    return raw.decode("utf-8", "replace") if raw is not None else None
-
-
-def project_requirements(root: Path) -> list[str]:
-    """The repo's declared Python dependencies (PEP 621 pyproject, requirements files, setup.py)."""
-    reqs: list[str] = []
-    pyproject = _read(root, "pyproject.toml")
-    if pyproject is not None:
-        try:
-            declared = tomllib.loads(pyproject)
-        except tomllib.TOMLDecodeError:
-            declared = {}
-        project, groups = declared.get("project", {}), declared.get("dependency-groups", {})
-        reqs += project.get("dependencies", [])
-        for extra in TEST_EXTRAS:
-            reqs += project.get("optional-dependencies", {}).get(extra, [])
-            reqs += _group(groups, extra)
-    for name in REQUIREMENT_FILES:
-        text = _read(root, name)
-        if text is not None:
-            for line in text.splitlines():
-                line = line.split("#", 1)[0].strip()
-                if line and not line.startswith("-"):  # -r/-e/-c lines point at other files or the tree
-                    reqs.append(line)
-    setup = _read(root, "setup.py")
-    if setup is not None:
-        try:
-            tree = ast.parse(setup)
-        except (SyntaxError, ValueError):
-            tree = None
-        for node in ast.walk(tree) if tree else []:
-            if isinstance(node, ast.keyword) and node.arg in ("install_requires", "tests_require"):
-                try:
-                    value = ast.literal_eval(node.value)
-                except ValueError:
-                    continue
-                if isinstance(value, str):  # install_requires=('a;' 'python_version < "3"') is one string
-                    value = [value]
-                reqs += [r for r in value if isinstance(r, str)] if isinstance(value, (list, tuple, set)) else []
-    return sorted(set(reqs))
-
-
-def _group(groups: dict, name: str, seen: frozenset = frozenset()) -> list[str]:
-    """A PEP 735 dependency group's requirements, its include-group entries followed (once each)."""
-    found: list[str] = []
-    for item in groups.get(name, []) if isinstance(groups, dict) and name not in seen else []:
-        if isinstance(item, str):
-            found.append(item)
-        elif isinstance(item, dict) and isinstance(item.get("include-group"), str):
-            found += _group(groups, item["include-group"], seen | {name})
-    return found
-
-
 def project_image(client: docker.DockerClient, root: Path, sandbox_tag: str,
                   emit: Callable[..., None] = lambda *a, **k: None) -> tuple[str, list[str]]:
     """An image with the repo's dependencies, cached by their hash; the sandbox image if there are none."""

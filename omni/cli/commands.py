@@ -19,10 +19,17 @@ def _sandbox(args) -> int:
     from omni.box import engine, images, sandbox
     from omni.run.buildview import building
 
+    root = Path(find_repo(Path.cwd().resolve()).working_tree_dir) if args.action == "project" else None
     client = engine.docker_client()
     if args.action == "clean":
         removed = sandbox.remove_stale(client)
         print(f"removed {len(removed)} stale sandbox container(s)")
+        return 0
+    if root is not None:  # the layer a run here installs, built before the run (the sandbox image too if missing)
+        with building(Console(highlight=False)) as view:
+            image = sandbox.ensure_image(client, sandbox.SandboxConfig(), view)
+            tag, reqs = images.project_image(client, root, image, view)
+        print(f"{tag} is ready ({len(reqs)} project dependencies)" if reqs else f"no project dependencies: {image}")
         return 0
     base = args.base_image or sandbox.SandboxConfig().base_image
     with building(Console(highlight=False)) as view:
@@ -119,8 +126,9 @@ def _trust(args) -> int:
 def parser() -> Parser:
     p = Parser(prog="omni")
     sub = p.add_subparsers(dest="command", required=True)
-    sb = sub.add_parser("sandbox", help="build or clean the sandbox image and containers")
-    sb.add_argument("action", choices=("build", "clean"))
+    sb = sub.add_parser("sandbox", help="build or clean the sandbox image and containers, or build a project's layer")
+    sb.add_argument("action", choices=("build", "clean", "project"),
+                    help="project: build this repository's layer of declared dependencies now, as a run would")
     sb.add_argument("--base-image", default=None, help="base image (default python:3.11-slim-bookworm)")
     sb.add_argument("--offline-base", action="store_true",
                     help="make the base image from Debian packages with debootstrap (no registry needed; root)")

@@ -18,6 +18,7 @@ SUBCOMMANDS = ("sandbox", "runs", "show", "diff", "apply", "undo", "config", "tr
                "completion")
 EPILOG = """subcommands:
   omni sandbox build|clean    build the sandbox image (--offline-base: without a registry) / remove stale ones
+  omni sandbox project        build this repository's layer of dependencies now (a run builds it otherwise)
   omni config                 the effective configuration and where each value comes from
   omni trust                  allow this repo's .omni/config.toml (its current content) to weaken isolation
   omni runs [--prune]         past runs, newest first (--prune: drop branches of runs never applied)
