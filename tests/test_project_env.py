@@ -63,6 +63,14 @@ def test_tox_poetry_and_included_requirement_files_are_detected(tmp_path):
                                               "python-dateutil>=2.7", "requests>=2.31", "simplejson==3.*", "six"]
 
 
+def test_the_project_itself_in_tox_deps_is_its_extras_never_a_copy_from_the_index(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "My_Pkg"\ndependencies = ["attrs"]\n'
+        '[project.optional-dependencies]\ntests = ["hypothesis"]\nyaml = ["pyyaml"]\ndocs = ["sphinx"]\n')
+    (tmp_path / "tox.ini").write_text("[testenv]\ndeps =\n    my-pkg[yaml]\n    .[tests]\n    -e .\n")
+    assert project_requirements(tmp_path) == ["attrs", "hypothesis", "pyyaml"]
+
+
 def test_an_include_that_leaves_the_repository_or_is_absolute_is_not_read(tmp_path):
     outside = tmp_path / "requirements.txt"
     outside.write_text("secret-outside\n")

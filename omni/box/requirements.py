@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import configparser
 import posixpath
+import re
 import tomllib
 from pathlib import Path
 
@@ -35,14 +36,41 @@ def _read(root: Path, name: str) -> str | None:
 
 
 def project_requirements(root: Path) -> list[str]:
-    """The repo's declared Python dependencies, as pip requirement strings, sorted and once each."""
-    reqs = _pyproject(_read(root, "pyproject.toml"))
+    """The repo's declared Python dependencies, as pip requirement strings, sorted and once each. The project
+    itself (`.[tests]`, or its own name, as tox deps often say) is its extras' requirements: the code under test is
+    the repository's, never a copy installed from an index."""
+    declared = _toml(_read(root, "pyproject.toml"))
+    reqs = _pyproject(declared)
     seen: set[str] = set()
     for name in REQUIREMENT_FILES:
         reqs += _requirements_file(root, name, seen)
     reqs += _tox(root, seen)
     reqs += _setup_py(_read(root, "setup.py"))
-    return sorted(set(reqs))
+    project = declared.get("project", {})
+    own, extras = _normal(str(project.get("name", ""))), project.get("optional-dependencies", {})
+    found: list[str] = []
+    for req in reqs:
+        named = _NAMED.match(req)
+        if req.startswith(".") or (own and named and _normal(named.group(1)) == own):
+            wanted = [e.strip() for e in (named.group(2) or "").split(",")] if named else []
+            found += [r for e in wanted for r in extras.get(e, []) if isinstance(r, str)]
+        else:
+            found.append(req)
+    return sorted(set(found))
+
+
+_NAMED = re.compile(r"\.?\s*([A-Za-z0-9][A-Za-z0-9._-]*)?\s*(?:\[([^\]]*)\])?")
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _toml(text: str | None) -> dict:
+    try:
+        return tomllib.loads(text) if text is not None else {}
+    except tomllib.TOMLDecodeError:
+        return {}
 
 
 def _requirements_file(root: Path, name: str, seen: set[str], depth: int = 0) -> list[str]:
@@ -79,13 +107,7 @@ def _included(line: str) -> str | None:
     return None
 
 
-def _pyproject(text: str | None) -> list[str]:
-    if text is None:
-        return []
-    try:
-        declared = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return []
+def _pyproject(declared: dict) -> list[str]:
     project, groups = declared.get("project", {}), declared.get("dependency-groups", {})
     reqs = list(project.get("dependencies", []))
     for extra in TEST_EXTRAS:
