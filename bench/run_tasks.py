@@ -40,6 +40,9 @@ AGENTS = {
             "--output {traj} --task \"$(cat {goal_file})\"",
     "none": "true",
 }
+# Before the timed run, untimed: what a user's earlier runs in the repository would have left (omni's project layer
+# of the repo's declared dependencies, built once and cached by them).
+PREPARE = {"omni": "omni sandbox project"}
 
 
 def git(repo: Path, *args: str) -> str:
@@ -178,6 +181,12 @@ def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Pat
     env = dict(os.environ, OPENAI_API_KEY=os.environ.get("OPENAI_API_KEY", "sk-local"),
                LITELLM_LOCAL_MODEL_COST_MAP="True", MSWEA_CONFIGURED="true")
     right = bug_definitions((task["dir"] / "bug.patch").read_text(), repo)  # before the agent can move HEAD
+    prepared = time.monotonic()
+    if agent in PREPARE:
+        with open(work / "prepare.log", "w") as log:
+            subprocess.run(["bash", "-c", PREPARE[agent]], cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, timeout=900, check=False)
+    prepare_s = time.monotonic() - prepared
     started = time.monotonic()
     proc = subprocess.Popen(["bash", "-c", command], cwd=repo, env=env, stdout=open(work / "agent.log", "w"),
                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
@@ -196,12 +205,14 @@ def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Pat
     keep = opts.out.with_suffix(".logs") / _kept_name(task["id"], agent, run)  # for reading what went wrong
     keep.mkdir(parents=True, exist_ok=True)
     shutil.copy(work / "agent.log", keep / "agent.log")
+    if (work / "prepare.log").exists():
+        shutil.copy(work / "prepare.log", keep / "prepare.log")
     for extra in [traj, *sorted((repo / ".omni" / "runs").glob("*/events.jsonl"))]:
         if extra.exists():
             shutil.copy(extra, keep / extra.name)
     result = grade(task, repo)
     row = {"task": task["id"], "agent": agent, "wall_s": round(wall, 1), "timed_out": timed_out,
-           "exit_code": proc.returncode,
+           "exit_code": proc.returncode, "prepare_s": round(prepare_s, 1),
            **agent_metrics(agent, sorted((repo / ".omni" / "runs").glob("*/events.jsonl")), traj), **result}
     return {**row, **failure(row, keep / "events.jsonl", right)}
 
