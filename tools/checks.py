@@ -216,8 +216,11 @@ def _pytest(ctx: Context, selection: list[str], timeout: int) -> dict:
     try:
         # pytest's own deprecation notices are not the project's failures: a project whose config turns
         # warnings into errors, run with a newer pytest than it was written for, would not even collect.
+        # A file that fails to import (a helper not installed) must not stop the rest: pytest runs nothing when
+        # collection fails, unless told to go on.
         argv = [ctx.project_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no",
-                "-W", "ignore::pytest.PytestDeprecationWarning", f"--junitxml={junit}"]
+                "--continue-on-collection-errors", "-W", "ignore::pytest.PytestDeprecationWarning",
+                f"--junitxml={junit}"]
         done = ctx.run(argv + selection, timeout)
         unknown = re.search(r"unrecognized arguments: (.*)", done.output) if done.exit_code == 4 else None
         if unknown:  # the project's addopts name a plugin the sandbox lacks (--cov without pytest-cov)

@@ -68,7 +68,8 @@ def main() -> int:
     out, root, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     sys.path[0] = root  # as `python -m pytest` in the root has it, and no module of omni's tools folder in the way
     spectrum = Spectrum(root)
-    code = pytest.main(["-q", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestDeprecationWarning", *args],
+    code = pytest.main(["-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",
+                        "-W", "ignore::pytest.PytestDeprecationWarning", *args],
                        plugins=[spectrum])
     with open(out, "w", encoding="utf-8") as f:
         json.dump({"exit_code": int(code), "tests": spectrum.tests}, f)
