@@ -159,6 +159,7 @@ REGEX_READERS = {
     "omni/visible.py": "text about to be shown on the terminal",
     "omni/run/buildview.py": "the image build's log lines, for the progress line",
     "omni/delegate/hints.py": "the session's goals and plans (the user's and the planner's words), for the paths",
+    "omni/box/requirements.py": "the repository's dependency files (the names in requirement strings)",
 }
 
 

@@ -57,6 +57,30 @@ def test_a_failing_test_the_goal_is_not_about_is_reported_and_never_blocks(tmp_p
     assert [e["decision"] for e in run.events() if e["kind"] == "gate"] == ["accept"]
 
 
+def test_a_test_that_needs_a_module_the_sandbox_lacks_is_never_the_check_and_the_user_is_told(tmp_path, fake):
+    # test_calc_yaml.py shares "calc" with the goal, so it would be the goal's; it cannot even import here.
+    needs = "import calc_yaml_support_not_installed_xyz\n\n\ndef test_yaml():\n    pass\n"
+    repo = make_repo(tmp_path / "repo", {**CALC, "test_calc_yaml.py": needs})
+    fake.add(PLAN, FIX_ADD, FINISH)
+    run = run_omni(repo, "--yes", "fix add in calc.py", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout + run.stderr
+    check = next(e for e in run.events() if e["kind"] == "check")
+    assert check["tests"] == ["test_calc.py::test_add"] and check["unrelated"] == ["test_calc_yaml.py"], check
+    (warning,) = [e["message"] for e in run.events() if e["kind"] == "warning" and "cannot run" in e["message"]]
+    assert "1 test(s) cannot run in the sandbox: they import calc_yaml_support_not_installed_xyz" in warning
+    assert "calc_yaml_support_not_installed_xyz" in run.stdout
+
+
+def test_a_module_the_goal_asks_for_is_not_a_missing_installation():
+    from omni.check.environment import not_installed
+    from omni.goal.reading import read_goal
+
+    missing = {"tests/test_shapes.py": "shapes", "tests/test_io.py": "yaml.loader"}
+    assert not_installed(missing, read_goal("write shapes.py so that tests/test_shapes.py passes")) == \
+        {"tests/test_io.py": "yaml.loader"}
+    assert not_installed(missing, read_goal("read the config with yaml")) == {"tests/test_shapes.py": "shapes"}
+
+
 def test_a_feature_goal_asks_for_no_reproduction_test_and_shows_no_red_mark(tmp_path, fake):
     repo = make_repo(tmp_path / "repo", {**CALC, "calc.py": CALC["calc.py"].replace("a - b", "a + b")})
     add_sub = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "def mul(a, b):",

@@ -144,6 +144,16 @@ def _raised(message: str) -> str:
     return found.group(1).rsplit(".", 1)[-1] if found else ""
 
 
+def _not_installed(trace: str, root) -> str:
+    """The module a test could not import because it is not installed, when it is not the project's own (a
+    project module that is missing is the code's fault, not the environment's); "" otherwise."""
+    found = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", trace)
+    top = found.group(1).split(".")[0] if found else ""
+    if not top or any((root / where).exists() for where in (top, f"{top}.py", f"src/{top}", f"src/{top}.py")):
+        return ""
+    return found.group(1)
+
+
 def _junit_summary(path: str, workspace) -> dict | None:
     try:
         root = ET.parse(path).getroot()
@@ -161,6 +171,7 @@ def _junit_summary(path: str, workspace) -> dict | None:
                 trimmed = trace[-TRACE_LINES:]
                 failing.append({"id": test_id, "kind": child.tag, "message": (child.get("message") or "")[:500],
                                 "raised": _raised(child.get("message") or ""),
+                                "missing": _not_installed(child.text or "", workspace),
                                 "trace": ("[...]\n" if len(trace) > TRACE_LINES else "") + "\n".join(trimmed)})
             elif child.tag == "skipped":
                 outcome = "skipped"
@@ -257,7 +268,8 @@ def _pytest(ctx: Context, selection: list[str], timeout: int) -> dict:
     ok = done.exit_code == 0
     return result(ok, text, error="" if ok else head, failure="tests_failed", exit_code=done.exit_code,
                   summary=c, failing=[f["id"] for f in summary["failing"]], headline=head,
-                  raised={f["id"]: f["raised"] for f in summary["failing"]})
+                  raised={f["id"]: f["raised"] for f in summary["failing"]},
+                  missing={f["id"]: f["missing"] for f in summary["failing"] if f["missing"]})
 
 
 def shell(ctx: Context, command: str, timeout: int = 120) -> dict:

@@ -106,6 +106,7 @@ class TestDetails(Details):
     failing: list[str] = Field(default_factory=list, description="ids of failing and erroring tests")
     headline: str = Field("", description="one line: the counts")
     raised: dict[str, str] = Field(default_factory=dict, description="failing test id -> the exception it raised")
+    missing: dict[str, str] = Field(default_factory=dict, description="test id -> a module it needs, not installed")
 
 
 class ExamplesDetails(Details):

@@ -43,6 +43,7 @@ class TestState:
     failing: set[str] = field(default_factory=set)
     headline: str = ""
     report: str = ""  # the failing tests with their messages, as run_tests shows them
+    missing: dict[str, str] = field(default_factory=dict)  # failing test -> a module it needs that is not installed
 
 
 class FinishGate:
@@ -71,7 +72,8 @@ class FinishGate:
         if result.failure == "timeout" or found.summary is None or result.exit_code == 5:
             said = (result.error or result.output).strip()
             return TestState(ran=False, headline=said.splitlines()[0][:200] if said else "no tests")
-        return TestState(ran=True, failing=set(found.failing), headline=found.headline, report=result.output)
+        return TestState(ran=True, failing=set(found.failing), headline=found.headline, report=result.output,
+                         missing=dict(found.missing))
 
     def _lint(self, paths: list[str] | None) -> tuple[Counter, list[str] | None]:
         """(every finding as (path, 'CODE message'), the ones the lint tool judged new or None if it could not)"""

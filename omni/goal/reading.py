@@ -86,6 +86,10 @@ class GoalReading:
     def tests(self, failing: list[str]) -> GoalTests:
         return goal_tests(self.text, failing)
 
+    def names(self, word: str) -> bool:
+        """Whether the goal has this word as a word of its own (a module, a file's stem: `shapes` in shapes.py)."""
+        return bool(re.search(rf"\b{re.escape(word)}\b", self.text))
+
 
 def read_goal(text: str) -> GoalReading:
     files = [p.removeprefix("./") for p in _FILE.findall(text)]

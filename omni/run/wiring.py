@@ -14,14 +14,15 @@ from omni.box.sandbox import DockerSandbox, SandboxConfig, ensure_image
 from omni.box.toolbox import Toolbox, details
 from omni.box.workspace import Workspace, WorkspaceTooLarge
 from omni.check.examples import GoalExamples
-from omni.check.gate import FinishGate
+from omni.check.environment import not_installed, note
+from omni.check.gate import FinishGate, TestState
 from omni.check.reproduction import PATH as REPRODUCTION_PATH
 from omni.check.reproduction import Reproduction
 from omni.check.settled import Check, CheckNow
 from omni.delegate.aider import AiderDelegate, AiderOptions, INTERACTIVE
 from omni.delegate.strategy import DelegatedRun
 from omni.errors import StopRun
-from omni.goal.reading import read_goal
+from omni.goal.reading import GoalReading, GoalTests, read_goal
 from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
 from omni.model.relay import ChatRelay
 from omni.model.usage import UsageMeter
@@ -157,7 +158,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
             waited.append(True)
             carry_earlier(request.continued, workspace, sandbox, events)  # after the baseline: the user's state
         events.emit("phase", name="settling the run's check")
-        scope = reading.tests(sorted(gate.base_tests.failing))
+        scope = goal_scope(reading, gate.base_tests, events)
         gate.unrelated = scope.unrelated
         # a goal asking for something new has no failing behaviour yet; a delegated change is checked by the gate
         reproduce = s.reproduce and reading.fault and not delegated
@@ -169,6 +170,16 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     config = AgentConfig(max_steps=s.max_steps, max_cost=s.max_cost, timeout=s.timeout)
     agent = Agent(task, parts, hooks, config, meter)
     return agent
+
+
+def goal_scope(reading: GoalReading, base: TestState, events) -> GoalTests:
+    """The tests failing at the start that the goal is about, and the rest. One that cannot import a module the
+    sandbox lacks is never the goal's (no fix makes it pass), and the user is told what to declare."""
+    missing = not_installed(base.missing, reading)
+    if missing:
+        events.emit("warning", message=note(missing))
+    scope = reading.tests(sorted(base.failing - set(missing)))
+    return GoalTests(scope.about, scope.unrelated + sorted(missing))
 
 
 def after_the_plan(agent: Agent, prompt: str) -> list[dict]:

@@ -1,0 +1,25 @@
+"""Tests that fail before the run because the sandbox lacks a module they import: no change to the code makes them
+pass, so they are never the run's check, and the user is told what to declare. A module the goal names is not one
+of them: a test of a module the goal asks to write fails to import it until the work is done."""
+
+from __future__ import annotations
+
+from omni.goal.reading import GoalReading
+
+MAX_NAMED = 5
+
+
+def not_installed(missing: dict[str, str], reading: GoalReading) -> dict[str, str]:
+    """Of the failing tests and the module each could not import (run_tests' `missing`), those whose module the
+    goal does not name."""
+    return {test: module for test, module in missing.items() if not reading.names(module.split(".")[0])}
+
+
+def note(missing: dict[str, str]) -> str:
+    """What to tell the user about them; "" when there are none."""
+    if not missing:
+        return ""
+    modules = sorted(set(missing.values()))
+    return (f"{len(missing)} test(s) cannot run in the sandbox: they import {', '.join(modules[:MAX_NAMED])}, "
+            "which the project does not declare where omni reads dependencies (test extras or groups, requirements "
+            "files, tox's deps). They are left out of the run's check; declare them to have them run.")
