@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import checks
+import lintfix
 import python_tools
 from context import Context, result
 from testmap import tests_importing
@@ -50,9 +51,9 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
             before = set(failing_before)
         else:
             before = set(_failing(box, beside, timeout)) if beside else set()
-        baseline = _probe(box, probes or [])
+        baseline, linted = _probe(box, probes or []), lintfix.findings(box, path)
         outcomes = [_try(box, path, symbol, code, tests or [], examples or [], timeout, original, beside, before,
-                         probes or []) for code in candidates]
+                         probes or [], linted) for code in candidates]
     passing = sum(o["passes"] and not o["breaks"] for o in outcomes)
     lines = [f"candidate {n + 1}: {_said(o)}" for n, o in enumerate(outcomes)]
     return result(True, f"{passing} of {len(outcomes)} candidate(s) pass the check without breaking "
@@ -77,11 +78,12 @@ def _probe(box: Context, probes: list[str]) -> list[dict]:
 
 
 def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], examples: list[dict],
-         timeout: int, original: str, beside: list[str], before: set[str], probes: list[str]) -> dict:
+         timeout: int, original: str, beside: list[str], before: set[str], probes: list[str],
+         linted: list[dict]) -> dict:
     target = box.root / path
     outcome = {"applied": False, "error": "", "passes": False, "failing": [], "tests_ran": False,
                "examples_hold": None, "diff_lines": 0, "shape": _shape(code), "breaks": [], "message": "",
-               "unchanged": False, "probes": []}
+               "unchanged": False, "probes": [], "tidied": "", "lint": []}
     try:
         edit = python_tools.replace_symbol(box, path, symbol, code)
     except ToolError as exc:
@@ -91,8 +93,9 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
         outcome["unchanged"] = bool(edit.get("details", {}).get("unchanged"))
         return outcome
     outcome["applied"] = True
-    outcome["diff_lines"] = _changed_lines(original, read_text(target, path))
     try:
+        outcome["tidied"], outcome["lint"] = lintfix.tidy(box, path, symbol, original, linted)
+        outcome["diff_lines"] = _changed_lines(original, read_text(target, path))
         if tests:
             ran = checks.run_tests(box, tests, timeout)
             counts = ran["details"].get("summary")
@@ -153,4 +156,6 @@ def _said(outcome: dict) -> str:
         parts.append("failing: " + ", ".join(outcome["failing"][:3]))
     if outcome["examples_hold"] is not None:
         parts.append("examples hold" if outcome["examples_hold"] else "examples do not hold")
+    if outcome["lint"]:
+        parts.append("adds lint findings: " + ", ".join(outcome["lint"][:3]))
     return "; ".join(parts) + f" ({outcome['diff_lines']} line(s) changed)"

@@ -303,13 +303,13 @@ class check_examples(Spec):
     trace: bool = False  # each result also lists the repository's functions its expression ran
 
 
-class CandidateOutcome(BaseModel):
+class CandidateOutcome(BaseModel, extra="allow"):  # also: tests_ran, examples_hold
     applied: bool = False  # through the edit gate
     error: str = ""  # why the edit gate refused it
     passes: bool = False  # the check passes with it
     failing: list[str] = Field(default_factory=list)  # the check's tests that still fail
-    tests_ran: bool = False
-    examples_hold: bool | None = None
+    tidied: str = ""  # the definition with ruff's safe fixes for what the candidate added: what was checked
+    lint: list[str] = Field(default_factory=list)  # findings it adds that no safe fix cleared: 'CODE message'
     diff_lines: int = 0
     shape: str = ""  # the code without formatting: equal shapes are the same fix
     breaks: list[str] = Field(default_factory=list)  # tests of the touched module that passed before, not now

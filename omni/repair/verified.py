@@ -5,13 +5,15 @@ When the first round's samples find none, the mechanical candidates go beside th
 small change each, no model call; as many as fit in MECHANICAL_S at the rate the samples were tried), once a
 definition. A candidate of the same shape as one tried before is not tried again; it takes that one's outcome.
 
-Rank: the check passes, then fewer broken and failing tests; among those that pass, the behaviour most of them
-share on the probes (omni/repair/probes.py: calls near the goal's examples), then the fewest probes changed from
-the code as it is, then more votes (candidates with the same syntax tree), then a smaller diff. A candidate that
-leaves a call the goal says goes wrong as it was does not pass, nor does one that stops reading a parameter the
-code as it is reads, or tests for a value the example is written with (omni/repair/inputs.py: it answers the
-example instead of computing it). When none passes, the model gets the best candidate and what it did to the
-check, not k raw failures. The loop reaches all of this through omni/repair/strategy.py.
+Rank: the check passes, then fewer broken and failing tests; among those that pass, the behaviour most of them share
+on the probes (omni/repair/probes.py: calls near the goal's examples), then the fewest probes changed from the code
+as it is, then the fewest lint findings added (tools/lintfix.py: ruff's safe fixes for them are made before a
+candidate is checked, and that tidied code is what is applied), then more votes (candidates with the same syntax
+tree), then a smaller diff. A candidate that leaves a call the goal says goes wrong as it was does not pass, nor
+does one that stops reading a parameter the code as it is reads, or tests for a value the example is written with
+(omni/repair/inputs.py: it answers the example instead of computing it). When none passes, the model gets the best
+candidate and what it did to the check, not k raw failures. The loop reaches all of this through
+omni/repair/strategy.py.
 """
 
 from __future__ import annotations
@@ -171,7 +173,7 @@ class VerifiedRepair:
                              passes=bool(outcome and outcome.passes), failing=outcome.failing if outcome else [],
                              diff_lines=outcome.diff_lines if outcome else 0,
                              votes=votes.get(outcome.shape, 0) if outcome else 0,
-                             breaks=outcome.breaks if outcome else [],
+                             breaks=outcome.breaks if outcome else [], lint=outcome.lint if outcome else [],
                              error=(outcome.error if outcome else "no code block in the reply"), code=code,
                              message=outcome.message if outcome else "")
         return baseline
@@ -183,7 +185,7 @@ class VerifiedRepair:
         alike = Counter(seen[r[0]][0] for r in applied if r[2].passes)
         return sorted(applied, key=lambda r: (
             not r[2].passes, len(r[2].breaks), len(r[2].failing), -alike[seen[r[0]][0]] if r[2].passes else 0,
-            seen[r[0]][1], -votes[r[2].shape], r[2].diff_lines))
+            seen[r[0]][1], len(r[2].lint), -votes[r[2].shape], r[2].diff_lines))
 
     @staticmethod
     def _next_note(note: str, ranked: list, copies: int) -> str:
@@ -216,11 +218,15 @@ class VerifiedRepair:
             return ToolResult.fail("tests_failed", f"{said}; none passes the check. The best (candidate {n}) still "
                                    f"fails: {what}. Its code:\n```python\n{code}\n```\nWork out from the "
                                    "failure what it must do differently, and edit the code.")
-        applied = self.sandbox.run_tool("replace_symbol", {"path": path, "symbol": symbol, "new_source": code}, 120)
+        applied = self.sandbox.run_tool("replace_symbol", {"path": path, "symbol": symbol,
+                                                           "new_source": outcome.tidied or code}, 120)
         if not applied.success:
             return applied
+        tidied = " with ruff's safe fixes for the lint findings it added" if outcome.tidied else ""
+        lint = (f"\nIt adds lint findings the finish gate will hold against the run: {'; '.join(outcome.lint[:3])}. "
+                "Clear them with an edit that keeps what it does." if outcome.lint else "")
         return ToolResult.ok(f"{said}; candidate {n} passes the check ({votes[outcome.shape]} of {asked} wrote "
-                             f"it) and is applied.\n{applied.output}", details=applied.details)
+                             f"it) and is applied{tidied}.{lint}\n{applied.output}", details=applied.details)
 
 
 def _settled(ranked: list) -> bool:

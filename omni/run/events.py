@@ -31,7 +31,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "structured_output": ("supported", "base_url"),
     "slots": ("total",),
     "candidate": ("id", "target", "asked", "parsed", "applied", "passes", "failing", "diff_lines", "votes", "error",
-                  "code", "breaks", "message"),
+                  "code", "breaks", "message", "lint"),
     "image_build": ("tag", "line"),
     "relay": ("path", "status", "forwarded", "reason"),
     "delegate": ("tool", "mode", "files", "picked_by"),

@@ -1,0 +1,119 @@
+"""A candidate rewrite's own lint: the ruff findings it adds to its file (the project's ruff settings, against the
+file as it was), and ruff's safe fixes for them, applied to the rewritten definition alone.
+
+A rewrite that passes the check can still bring a finding the project's settings report (two `if` branches that
+could be one), and the finish gate holds a new finding against the run: a right fix was sent back for one a small
+model then did not clear (bench/README.md, run AL). ruff offers a safe fix for many. try_fixes applies those inside
+the definition, before the check runs, so what is checked is what is applied; the findings left are the
+candidate's `lint`, and a candidate without any ranks first."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import io
+from collections import Counter
+
+import checks
+from context import Context
+from pysource import definitions
+from workspace import ToolError
+
+MAX_FIXES = 5  # fixes applied to one candidate, one at a time: a fix moves the lines of the next
+
+
+def findings(ctx: Context, path: str) -> list[dict]:
+    """ruff's findings in path as it is now, with the settings the lint tool uses (found from the file's place)."""
+    return checks._ruff(ctx, [path], str(ctx.root), None) or []
+
+
+def added(before: list[dict], after: list[dict]) -> list[dict]:
+    """after's findings that before does not have (by rule and message), as the lint tool judges "new": a rule
+    the file broke before is its style, not a new finding."""
+    styles = {item.get("code") for item in before if item.get("code")}
+    excess = Counter(map(_key, after)) - Counter(map(_key, before))
+    new = []
+    for item in after:
+        if excess[_key(item)] > 0 and item.get("code") not in styles:
+            excess[_key(item)] -= 1
+            new.append(item)
+    return new
+
+
+def tidy(ctx: Context, path: str, symbol: str, original: str, before: list[dict]) -> tuple[str, list[str]]:
+    """After a rewrite of symbol in path (original: the file's text before it; before: its findings then), apply
+    ruff's safe fixes for the findings the rewrite added, when every edit of a fix lies inside the definition.
+    Returns the definition's source when a fix was applied ("" when none was), and the added findings left,
+    'CODE message' each."""
+    file, fixed = ctx.root / path, ""
+    new = added(before, findings(ctx, path))
+    for _ in range(MAX_FIXES):
+        text = file.read_text(encoding="utf-8", errors="surrogateescape")
+        span = _span(original, text, symbol)
+        fixable = [f for f in new if _safe_inside(f, span)]
+        if not fixable or not (tidied := _applied(text, fixable[0]["fix"]["edits"])):
+            break
+        file.write_text(tidied, encoding="utf-8", errors="surrogateescape")
+        fixed, new = _source(tidied, _span(original, tidied, symbol)), added(before, findings(ctx, path))
+    return fixed, [f"{f.get('code') or 'syntax'} {f['message']}" for f in new]
+
+
+def _key(item: dict) -> tuple:
+    return item.get("code"), item["message"]
+
+
+def _span(original: str, text: str, symbol: str) -> tuple[int, int] | None:
+    """The first and last line of the definition named symbol that the lines changed from original fall in."""
+    matcher = difflib.SequenceMatcher(None, _lines(original), _lines(text), autojunk=False)
+    changed = [j for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal" for j in range(j1 + 1, j2 + 1)]
+    if not changed:
+        return None
+    try:
+        rows = definitions(text, "")
+    except ToolError:  # a file that does not parse has no definition to tidy
+        return None
+    name = symbol.rsplit(".", 1)[-1]
+    holding = [(start, end) for _, qualified, start, end, _ in rows if qualified.rsplit(".", 1)[-1] == name
+               and start <= changed[-1] and changed[0] <= end]
+    return min(holding, key=lambda s: s[1] - s[0]) if holding else None
+
+
+def _safe_inside(item: dict, span: tuple[int, int] | None) -> bool:
+    """Whether ruff offers a safe fix for item whose edits all lie inside span (an edit may end at the start of
+    the line after it: the end of a deleted line)."""
+    fix = item.get("fix") or {}
+    if span is None or fix.get("applicability") != "safe" or not fix.get("edits"):
+        return False
+    first, last = span
+    return all(first <= e["location"]["row"] and (e["end_location"]["row"] <= last or (
+        e["end_location"]["row"] == last + 1 and e["end_location"]["column"] == 1)) for e in fix["edits"])
+
+
+def _applied(text: str, edits: list[dict]) -> str:
+    """text with ruff's edits made (rows and columns from 1, columns in characters); "" when the result does not
+    parse."""
+    starts, size = [0], len(text)
+    for line in _lines(text):
+        starts.append(starts[-1] + len(line))
+
+    def offset(at: dict) -> int:  # from the end backwards: the text before an edit is as it was
+        return min(starts[min(at["row"], len(starts)) - 1] + at["column"] - 1, size)
+
+    for edit in sorted(edits, key=lambda e: offset(e["location"]), reverse=True):
+        text = text[:offset(edit["location"])] + (edit.get("content") or "") + text[offset(edit["end_location"]):]
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return ""
+    return text
+
+
+def _source(text: str, span: tuple[int, int] | None) -> str:
+    if span is None:
+        return ""
+    return "".join(_lines(text)[span[0] - 1:span[1]])
+
+
+def _lines(text: str) -> list[str]:
+    """text's lines with their ends, split where Python and ruff count lines (not at a form feed)."""
+    return io.StringIO(text, newline="").readlines()
