@@ -8,6 +8,7 @@ import difflib
 import pytest
 
 from omni.repair.mutants import mutants
+from omni.repair.verified import in_rewrite, without_docstring
 
 
 def changed_lines(before: str, after: str) -> list[str]:
@@ -63,6 +64,27 @@ def test_kinds_take_turns_and_the_limit_holds():
     assert len(variants) == 6
     assert "+    return g(a, b) if a <= b else 0" in firsts  # the comparison before 30 constants
     assert "+    return g(b, a) if a < b else 0" in firsts  # the swap too
+
+
+def test_the_changes_on_the_lines_the_failing_tests_point_to_come_first():
+    """A long definition has more one-change variants than are tried: those on the spectrum's lines go first,
+    the kinds still taking turns there; without such lines, the order of the code."""
+    body = "\n".join(f"    x{n} = a < {n + 2} and b" for n in range(20))
+    source = f"def f(a, b):\n{body}\n    return x19 + b if a < b else x0 - b\n"
+    last = len(source.splitlines())
+    near = [changed_lines(source, v)[0] for v in mutants(source, limit=4, near=frozenset({last}))]
+    assert near == ["+    return x19 + b if a <= b else x0 - b", "+    return x19 - b if a < b else x0 - b",
+                    "+    return x19 + b if a < b else x0 + b", "+    x0 = a <= 2 and b"]  # then the others
+    plain = [changed_lines(source, v)[0] for v in mutants(source, limit=4)]
+    assert "+    return x19 + b if a <= b else x0 - b" not in plain and "+    x0 = a <= 2 and b" in plain
+
+
+def test_the_spectrums_file_lines_are_found_in_the_code_without_its_docstring():
+    whole = 'def f(a):\n    """Two\n    lines."""\n    b = a + 1\n    return b * 2\n'  # lines 10-14 of its file
+    rewritten = without_docstring(whole).splitlines()
+    assert in_rewrite((13, 14), 10, whole) == {2, 3} and rewritten[1].strip() == "b = a + 1"
+    assert in_rewrite((11,), 10, whole) == frozenset()  # a docstring line: not in the code rewritten
+    assert in_rewrite((13,), 10, "def f(a):\n    x = 1\n    y = 2\n    return x\n") == {4}
 
 
 @pytest.mark.parametrize("source", ["def f(:\n    pass\n", "def f():\n    return g(x)\n", ""])

@@ -4,7 +4,8 @@ and `or`, a `not` dropped, `+` and `-`, an integer one more or one less, a name 
 counts or indexes (an index, a slice's bound, `range`'s end, the left of `%` and `//`), the two arguments of a call
 swapped, `True` and `False`. They cost no model call; verified repair tries them beside the sampled rewrites,
 judged the same way, when a round of samples found none that passes (omni/repair/verified.py). A 1.5B model asked
-for a 40-line rewrite mostly writes the code back unchanged; a one-token fix is among these."""
+for a 40-line rewrite mostly writes the code back unchanged; a one-token fix is among these. Only so many are
+tried: the changes on the lines the failing tests point to (the spectrum's best lines, when known) come first."""
 
 from __future__ import annotations
 
@@ -23,9 +24,9 @@ _BINARY = {ast.Add: ("+", "-"), ast.Sub: ("-", "+"), ast.FloorDiv: ("//", "/"), 
 Edit = tuple[int, int, int, int, str]  # first line, first column, last line, end column (1-based lines), new text
 
 
-def mutants(source: str, limit: int = MAX_MUTANTS) -> list[str]:
-    """Up to `limit` one-change variants of the definition `source`, in the order of the kinds above, each
-    parsing; none when it does not parse."""
+def mutants(source: str, limit: int = MAX_MUTANTS, near: frozenset[int] = frozenset()) -> list[str]:
+    """Up to `limit` one-change variants of the definition `source`, in the order of the kinds above, those that
+    change a line in `near` (lines of source, from 1) first; each parsing; none when source does not parse."""
     indent = len(source) - len(source.lstrip(" "))
     code = textwrap.dedent(source)
     try:
@@ -34,7 +35,7 @@ def mutants(source: str, limit: int = MAX_MUTANTS) -> list[str]:
         return []
     lines = code.splitlines(keepends=True)
     found: list[str] = []
-    for edit in _edits(tree, lines):
+    for edit in _edits(tree, lines, near):
         text = _apply(lines, edit)
         try:
             ast.parse(text)
@@ -48,19 +49,21 @@ def mutants(source: str, limit: int = MAX_MUTANTS) -> list[str]:
     return found
 
 
-def _edits(tree: ast.AST, lines: list[str]) -> Iterator[Edit]:
+def _edits(tree: ast.AST, lines: list[str], near: frozenset[int]) -> Iterator[Edit]:
     """Each kind's edits in the order of the code, the kinds taken in turn (a long function's constants do not
-    crowd out its one swapped call)."""
+    crowd out its one swapped call): first those that begin on a line in near, then the others."""
     nodes = sorted((n for n in ast.walk(tree) if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset))
     docstrings = {id(b.body[0].value) for b in ast.walk(tree)
                   if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and b.body
                   and isinstance(b.body[0], ast.Expr) and isinstance(b.body[0].value, ast.Constant)}
     kinds = [[edit for node in nodes for edit in kind(node, lines, docstrings)]
              for kind in (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps)]
-    for turn in range(max(map(len, kinds), default=0)):
-        for kind in kinds:
-            if turn < len(kind):
-                yield kind[turn]
+    for on_near in (True, False):
+        picked = [[edit for edit in kind if (edit[0] in near) == on_near] for kind in kinds]
+        for turn in range(max(map(len, picked), default=0)):
+            for kind in picked:
+                if turn < len(kind):
+                    yield kind[turn]
 
 
 def _comparisons(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:

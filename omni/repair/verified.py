@@ -65,12 +65,13 @@ class VerifiedRepair:
             return ToolResult.fail("tool_error", "there is no check to try fixes against: no test fails and the "
                                    "goal gives no example. Fix the code with an edit, or write a failing test first.")
         found, imports, whole = self.sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60), "", ""
-        block = None
+        block, near = None, frozenset()
         if found.success:
             read = details("read_symbol", found)
             whole, size = read.sources[0], read.definitions[0].end - read.definitions[0].start + 1
             source = without_docstring(whole)
             block = self._block(path, symbol, read.definitions[0].start, whole)
+            near = in_rewrite(self.focus.get((path, symbol), ()), read.definitions[0].start, whole)
             if self.blocks and block is None and size > MAX_LINES:
                 return ToolResult.fail("tool_error", f"{symbol} is {size} lines, too long to rewrite whole, and the "
                                        "tests point to no few lines of it: read it, and edit the lines at fault "
@@ -95,7 +96,7 @@ class VerifiedRepair:
             if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
                 self.mutated.add((path, symbol))  # the mechanical ones once a definition, after the first samples
                 rounds.append(([spliced(whole, block, m) for m in mutants(inside(whole, block), self._affordable())]
-                               if block else mutants(source, self._affordable()), "mechanical"))
+                               if block else mutants(source, self._affordable(), near), "mechanical"))
             for codes, how in rounds:
                 tried = self._round(path, symbol, whole, codes, check, probes, how, rows, votes)
                 if isinstance(tried, ToolResult):
@@ -270,13 +271,28 @@ def without_docstring(source: str) -> str:
     keeps. A small model copies a docstring it is shown into every candidate, and generation is what costs time
     on a CPU. Unchanged when it has none, when the docstring is the whole body, or when it shares a line with
     other code."""
+    if (doc := _docstring_lines(source)) is None:
+        return source
+    lines = source.splitlines()
+    return "\n".join(lines[:doc[0] - 1] + lines[doc[1]:])
+
+
+def in_rewrite(lines: tuple[int, ...], start: int, whole: str) -> frozenset[int]:
+    """File lines (of the definition that begins at line start, whole its source) as lines of the code the
+    candidates rewrite (without_docstring's): the docstring's own are left out, those after it move up."""
+    doc = _docstring_lines(whole) or (0, -1)
+    relative = [line - start + 1 for line in lines]
+    return frozenset(n - (doc[1] - doc[0] + 1 if n > doc[1] else 0) for n in relative if not doc[0] <= n <= doc[1])
+
+
+def _docstring_lines(source: str) -> tuple[int, int] | None:
+    """The first and last line of the definition's docstring, when without_docstring leaves it out."""
     node = first_statement(source)
     body = getattr(node, "body", [])
     if len(body) < 2 or not isinstance(body[0], ast.Expr) or not isinstance(getattr(body[0], "value", None),
                                                                              ast.Constant):
-        return source
+        return None
     doc, after = body[0], body[1]
     if not isinstance(doc.value.value, str) or doc.lineno <= node.lineno or after.lineno <= doc.end_lineno:
-        return source
-    lines = source.splitlines()
-    return "\n".join(lines[:doc.lineno - 1] + lines[doc.end_lineno:])
+        return None
+    return doc.lineno, doc.end_lineno
