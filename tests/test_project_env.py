@@ -93,6 +93,14 @@ def test_broken_dependency_files_do_not_crash_detection(tmp_path):
     assert project_requirements(tmp_path) == []
 
 
+def test_a_requirement_without_a_name_of_its_own_is_passed_on_not_a_crash(tmp_path):
+    """A project with a name, and a tox dep that begins with none (extras alone): it goes to pip as written."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "pkg"\n[project.optional-dependencies]\n'
+                                             'test = ["pytest"]\n')
+    (tmp_path / "tox.ini").write_text("[testenv]\ndeps =\n    [test]\n    .[test]\n")
+    assert project_requirements(tmp_path) == ["[test]", "pytest"]
+
+
 @pytest.mark.docker
 def test_failed_install_still_gives_a_sandbox_and_is_reported(tmp_path, fake, docker_engine):
     # One bad requirement does not cost the others: six is still installed.

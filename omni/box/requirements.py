@@ -50,10 +50,10 @@ def project_requirements(root: Path) -> list[str]:
     own, extras = _normal(str(project.get("name", ""))), project.get("optional-dependencies", {})
     found: list[str] = []
     for req in reqs:
-        named = _NAMED.match(req)
-        if req.startswith(".") or (own and named and _normal(named.group(1)) == own):
-            wanted = [e.strip() for e in (named.group(2) or "").split(",")] if named else []
-            found += [r for e in wanted for r in extras.get(e, []) if isinstance(r, str)]
+        named = _NAMED.match(req)  # always matches: each part is optional
+        name, listed = named.group(1) or "", named.group(2) or ""
+        if req.startswith(".") or (own and _normal(name) == own):
+            found += [r for e in listed.split(",") for r in extras.get(e.strip(), []) if isinstance(r, str)]
         else:
             found.append(req)
     return sorted(set(found))
