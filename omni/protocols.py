@@ -20,6 +20,7 @@ class Model(Protocol):
 
     name: str
     tool_mode: str  # "native" | "text"
+    cost_kind: str  # how its requests are costed: "priced", "local" (a server of the user's own) or "unknown"
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                  temperature: float | None = None) -> ModelReply: ...
@@ -55,9 +56,10 @@ class AnswerSource(Protocol):
 
 class Gate(Protocol):
     """Decides what `finish` means: None accepts the work; a string is feedback that sends it back.
-    (It may also stop the run, flagging it for a human, by raising StopRun.)"""
+    (It may also stop the run, flagging it for a human, by raising StopRun.) plan() gives the run's plan, waiting
+    for it while the planner still writes it: a gate calls it only if it reads the plan."""
 
-    def __call__(self, goal: str, plan: str, summary: str) -> str | None: ...
+    def __call__(self, goal: str, plan: Callable[[], str], summary: str) -> str | None: ...
 
 
 class Steering(Protocol):

@@ -44,18 +44,21 @@ class Events:
 
 
 @contextlib.contextmanager
-def loop(tmp_path, fake, gate: bool = False, strategy=None, **config):
-    """An Agent over a worktree of the calc repo, with a local sandbox and the scripted model."""
+def loop(tmp_path, fake, gate: bool = False, strategy=None, price: str | None = None, review: bool = False,
+         **config):
+    """An Agent over a worktree of the calc repo, with a local sandbox and the scripted model (a server of the
+    user's own, free, unless given a price)."""
     repo = make_repo(tmp_path / "repo", CALC)
     workspace = Workspace(find_repo(repo), "agent-test")
     workspace.create()
     sandbox = LocalSandbox(workspace.path, base_rev=workspace.seed)
     events, prompts, toolbox = Events(), Prompts(), Toolbox()
-    model = ChatModel(ModelConfig(model="fake-model", base_url=fake.base_url, api_key="k", tool_mode="native"))
+    model = ChatModel(ModelConfig(model="fake-model", base_url=fake.base_url, api_key="k", tool_mode="native",
+                                  price=price))
     meter = UsageMeter(events)
     hooks = Hooks(**({"strategy": strategy} if strategy else {}))
     if gate:
-        hooks.gate = FinishGate(sandbox, model, prompts, events, workspace.diff_so_far, review=False, meter=meter,
+        hooks.gate = FinishGate(sandbox, model, prompts, events, workspace.diff_so_far, review=review, meter=meter,
                                 check=lambda: Check(sorted(hooks.gate.base_tests.failing), []))  # the goal's test
         hooks.gate.baseline()
     system = prompts.render("system", workspace=str(workspace.path), tool_mode="native",
@@ -242,16 +245,42 @@ def test_the_first_plan_is_asked_beside_omnis_own_first_action(tmp_path, fake):
     assert [u["purpose"] for u in events.of("usage")] == ["step", "plan", "step"]  # the plan counted once taken
 
 
-def test_work_done_by_omnis_own_action_still_shows_the_plan_before_the_gate(tmp_path, fake):
+def test_work_done_by_omnis_own_action_does_not_wait_for_a_plan_nobody_reads_on_a_local_server(tmp_path, fake):
+    """The plan's request went out first; omni's own action did the work, and no gate reviews it: on a server of
+    the user's own, the run ends without the plan (it would have waited for a plan of work that is done)."""
+    strategy = ScriptedStrategy()
+    strategy.own = [Action(name="replace_in_file", args=FIX["args"], call_id="strategy_fix")]
+    fake.add({**PLAN, "plan": True, "delay": 60.0})
+    with loop(tmp_path, fake, strategy=strategy) as (agent, events, _):
+        outcome = agent.run()
+    assert outcome.status == "finished" and len(fake.requests) == 1  # the plan was asked for: it is being written
+    assert outcome.plan is None and events.of("plan") == [] and "plan" not in [u["purpose"] for u in events.of("usage")]
+
+
+def test_a_gate_that_reviews_the_work_waits_for_the_plan_and_reads_it(tmp_path, fake):
+    strategy = ScriptedStrategy()
+    strategy.own = [Action(name="replace_in_file", args=FIX["args"], call_id="strategy_fix")]
+    approve = {"text": json.dumps({"verdict": "approved", "confidence": 0.9, "reasons": ["add adds"]})}
+    fake.add({**PLAN, "plan": True, "delay": 1.0}, approve)
+    with loop(tmp_path, fake, gate=True, strategy=strategy, review=True) as (agent, events, _):
+        outcome = agent.run()
+    kinds = [kind for kind, _ in events.seen]
+    assert outcome.status == "finished" and kinds.index("plan") < kinds.index("review") < kinds.index("gate")
+    assert "Fix add" in json.dumps(fake.requests[1]["messages"])  # the review's prompt holds the plan
+
+
+def test_a_plan_that_arrived_by_the_end_is_shown_and_a_priced_one_is_waited_for_and_counted(tmp_path, fake):
+    """With a price the request costs whether or not it is read: the run waits for it, shows it and counts it."""
     strategy = ScriptedStrategy()
     strategy.own = [Action(name="replace_in_file", args=FIX["args"], call_id="strategy_fix")]
     fake.add({**PLAN, "plan": True, "delay": 1.0})
-    with loop(tmp_path, fake, strategy=strategy) as (agent, events, _):
+    with loop(tmp_path, fake, strategy=strategy, price="1,2") as (agent, events, _):
         outcome = agent.run()
     kinds = [kind for kind, _ in events.seen]
     assert outcome.status == "finished" and len(fake.requests) == 1  # the plan only: no step asked the model
     assert kinds.index("observation") < kinds.index("plan") < kinds.index("status")
     assert [s.text for s in outcome.plan.steps] == ["Read calc.py", "Fix add", "Run the tests"]
+    assert [u["purpose"] for u in events.of("usage")] == ["step", "plan"] and outcome.usage.cost_kind == "priced"
 
 
 def test_a_strategy_that_knows_the_plan_spares_the_planner(tmp_path, fake):

@@ -181,14 +181,14 @@ class FinishGate:
                                                                  + raw[-1][:300]])
 
     # ---- the decision -----------------------------------------------------------------------------
-    def __call__(self, goal: str, plan: str, summary: str) -> str | None:
+    def __call__(self, goal: str, plan: Callable[[], str], summary: str) -> str | None:
         problems, report = self.validate()
         if problems:
             decision, reasons, confidence = "refine", problems, 1.0
         elif not self.review_enabled:
             decision, reasons, confidence = "accept", ["validation passed; review skipped (--no-review)"], 1.0
         else:
-            verdict = self.review(goal, plan, summary, report)
+            verdict = self.review(goal, plan(), summary, report)
             self.events.emit("review", verdict=verdict.verdict, confidence=verdict.confidence,
                              reasons=verdict.reasons)
             decision = {"approved": "accept"}.get(verdict.verdict, verdict.verdict)

@@ -95,7 +95,8 @@ class Agent:
         shared = (self.conversation, parts.toolbox.schemas()) if parts.planner is parts.model else ()
         self.planning = Planning(parts.planner, parts.prompts, parts.events, meter, task, self.state,
                                  self.failures.plan_moved, *shared)  # on the steps' prefix, if the planner is theirs
-        self.host = HostTools(self.state, parts.prompts, parts.events, parts.answers, hooks, self.planning.set)
+        self.host = HostTools(self.state, parts.prompts, parts.events, parts.answers, hooks, self.planning.set,
+                              self.planning.read)
         self.prompting = StepPrompts(parts.prompts, self.state, config, meter, self.progress, self.guard,
                                      self.conversation, parts.model.tool_mode,
                                      getattr(parts.sandbox, "install_note", ""))
@@ -121,6 +122,8 @@ class Agent:
             status, message = "failed", f"internal error: {type(exc).__name__}: {exc}"
             raise
         finally:
+            if status != "interrupted":  # a user who stops the run is not kept waiting for its plan
+                self.planning.leave()
             self.parts.events.emit("status", status=status, message=message, steps=self.state.steps,
                                    usage=self.meter.total.model_dump())
         return Outcome(status, message, self.state.steps, self.meter.total, self.state.plan, self.state.assumptions)
@@ -168,7 +171,6 @@ class Agent:
         if not result.success:
             self.correct(action, result)
         elif summary := self.hooks.strategy.done(action, result):  # the work is done: the gate is asked now
-            self.planning.take()  # the gate's review reads it
             self.correct(Action(name="finish", args={"summary": summary}), self.host.finish(summary))
         if shortened := self.conversation.fit(self.config.history_chars):
             events.emit("history_shortened", turns=shortened)

@@ -16,10 +16,11 @@ from omni.results import ToolResult
 
 class HostTools:
     def __init__(self, state: RunState, prompts: Prompts, events: Events, answers: AnswerSource, hooks,
-                 set_plan: Callable[[Plan, str], None]):
-        """hooks: the Agent's Hooks; the gate, the strategy and the delegate are read from it."""
+                 set_plan: Callable[[Plan, str], None], read_plan: Callable[[], str]):
+        """hooks: the Agent's Hooks; the gate, the strategy and the delegate are read from it. read_plan: the plan
+        as the gate reads it, waited for only then."""
         self.state, self.prompts, self.events, self.answers = state, prompts, events, answers
-        self.set_plan = set_plan
+        self.set_plan, self.read_plan = set_plan, read_plan
         self.gate: Gate | None = hooks.gate
         self.strategy: Strategy = hooks.strategy
         self.delegate: Delegate | None = hooks.delegate
@@ -51,7 +52,7 @@ class HostTools:
 
     def finish(self, summary: str) -> ToolResult:
         """The gate decides what finishing means: None accepts; feedback sends the work back."""
-        feedback = self.gate(self.state.goal, self.state.plan.render(), summary) if self.gate else None
+        feedback = self.gate(self.state.goal, self.read_plan, summary) if self.gate else None
         if feedback is None:
             raise StopRun("finished", summary)
         return ToolResult.fail("refine", feedback)

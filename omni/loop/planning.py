@@ -7,8 +7,10 @@ once for the plan and once more, in another form, for the first step.
 
 The first plan is asked for before anything else, and its request runs beside the work that does not read it
 (the baseline, settling the run's check, omni's opening round): a PendingPlan. It is taken (waited for, counted,
-shown) when something first needs it: the model's first step, a correction prompt, the finish gate. On the local
-server a cold plan request took 10-65 s, and the first action waited for all of it.
+shown) when something first needs it: the model's first step, a correction prompt, the finish gate's review. On
+the local server a cold plan request took 10-65 s, and the first action waited for all of it. When omni's own round
+does the work and nothing reads the plan, the run ends without waiting for it on a server of the user's own
+(it had waited up to 37 s for a plan nobody read after a verified fix: bench/README.md, run AL).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from omni.errors import ModelError
 from omni.loop.conversation import Conversation
 from omni.loop.plan import Plan, PlanReply, PlanStep
 from omni.loop.state import RunState
@@ -84,6 +87,22 @@ class Planning:
             self.pending = None
         if plan is not None and self.state.plan is None:
             self.set(plan, "initial")
+
+    def read(self) -> str:
+        """The plan as a reader of it sees it (the finish gate's review): the first plan is waited for, if it has
+        not arrived."""
+        self.take()
+        return self.state.plan.render() if self.state.plan else ""
+
+    def leave(self) -> None:
+        """At the run's end, the first plan if nothing took it (omni's own round did the work, and the gate did not
+        review it): shown when it has arrived. It is waited for unless the planner is a server of the user's own:
+        elsewhere the request costs either way, and its tokens are counted; there, the run's result would wait on a
+        plan for work that is done. A request that failed by then is moot."""
+        try:
+            self.take(wait=self.planner.cost_kind != "local")
+        except ModelError:
+            self.pending = None
 
     def set(self, plan: Plan, reason: str) -> None:
         self.state.plan = plan

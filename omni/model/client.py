@@ -32,6 +32,7 @@ class ChatModel:
         self.tool_mode = config.tool_mode
         self._emit = on_event or (lambda kind, **data: None)
         self.transport = Transport(config, self._emit)
+        self.cost_kind = self.transport.pricing.kind
         self.sampler = Sampler(self.transport, self._emit)
         self._request = self.transport.request
 
