@@ -36,6 +36,8 @@ def changed_lines(before: str, after: str) -> list[str]:
     ("    return items[a:b]", "    return items[a:b + 1]"),
     ("    return [items[k] for k in range(b)]", "    return [items[k] for k in range(b - 1)]"),
     ("    return list(range(a, self.size))", "    return list(range(a, self.size + 1))"),
+    ("    key = key or a", "    key = a"),
+    ("    return key and a and b", "    return key and b"),
 ])
 def test_the_one_change_a_bug_is_often_made_of_is_among_them(line, fixed):
     source = f"def f(a, b, key=None, seen=(), items=(), self=None):\n{line}\n"
@@ -85,6 +87,12 @@ def test_the_spectrums_file_lines_are_found_in_the_code_without_its_docstring():
     assert in_rewrite((13, 14), 10, whole) == {2, 3} and rewritten[1].strip() == "b = a + 1"
     assert in_rewrite((11,), 10, whole) == frozenset()  # a docstring line: not in the code rewritten
     assert in_rewrite((13,), 10, "def f(a):\n    x = 1\n    y = 2\n    return x\n") == {4}
+
+
+def test_type_annotations_are_not_changed():
+    source = "def f(xs: list[int], n: dict[str, int] = None) -> tuple[int, int]:\n    k: list[int] = xs[n]\n"
+    assert [changed_lines(source, v) for v in mutants(source, limit=100)] == [["+    k: list[int] = xs[n - 1]"],
+                                                                               ["+    k: list[int] = xs[n + 1]"]]
 
 
 @pytest.mark.parametrize("source", ["def f(:\n    pass\n", "def f():\n    return g(x)\n", ""])

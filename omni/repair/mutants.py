@@ -1,11 +1,12 @@
 """Mechanical candidates: the definition with one small change a bug is often made of, written into its own text
-(formatting and comments kept): a comparison's boundary (`<` and `<=`, `==` and `!=`, `in` and `not in`), `and`
-and `or`, a `not` dropped, `+` and `-`, an integer one more or one less, a name one more or one less where it
-counts or indexes (an index, a slice's bound, `range`'s end, the left of `%` and `//`), the two arguments of a call
-swapped, `True` and `False`. They cost no model call; verified repair tries them beside the sampled rewrites,
-judged the same way, when a round of samples found none that passes (omni/repair/verified.py). A 1.5B model asked
-for a 40-line rewrite mostly writes the code back unchanged; a one-token fix is among these. Only so many are
-tried: the changes on the lines the failing tests point to (the spectrum's best lines, when known) come first."""
+(formatting and comments kept): a comparison's boundary (`<` and `<=`, `==` and `!=`, `in` and `not in`), `and` and
+`or`, a `not` dropped, `+` and `-`, an integer one more or one less, a name one more or one less where it counts or
+indexes (an index, a slice's bound, `range`'s end, the left of `%` and `//`), the two arguments of a call swapped,
+`True` and `False`, one operand of `and`/`or` left out (`x = x or y` for `x = y`). They cost no model call; verified
+repair tries them beside the sampled rewrites, judged the same way, when a round of samples found none that passes
+(omni/repair/verified.py). A 1.5B model asked for a 40-line rewrite mostly writes the code back unchanged; a
+one-token fix is among these. Only so many are tried: the changes on the lines the failing tests point to (the
+spectrum's best lines, when known) come first."""
 
 from __future__ import annotations
 
@@ -52,18 +53,28 @@ def mutants(source: str, limit: int = MAX_MUTANTS, near: frozenset[int] = frozen
 def _edits(tree: ast.AST, lines: list[str], near: frozenset[int]) -> Iterator[Edit]:
     """Each kind's edits in the order of the code, the kinds taken in turn (a long function's constants do not
     crowd out its one swapped call): first those that begin on a line in near, then the others."""
-    nodes = sorted((n for n in ast.walk(tree) if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset))
+    typed = {id(n) for a in _annotations(tree) for n in ast.walk(a)}  # types, not values: `Iterable[T]` is no index
+    nodes = sorted((n for n in ast.walk(tree) if hasattr(n, "lineno") and id(n) not in typed),
+                   key=lambda n: (n.lineno, n.col_offset))
     docstrings = {id(b.body[0].value) for b in ast.walk(tree)
                   if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and b.body
                   and isinstance(b.body[0], ast.Expr) and isinstance(b.body[0].value, ast.Constant)}
     kinds = [[edit for node in nodes for edit in kind(node, lines, docstrings)]
-             for kind in (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps)]
+             for kind in (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands)]
     for on_near in (True, False):
         picked = [[edit for edit in kind if (edit[0] in near) == on_near] for kind in kinds]
         for turn in range(max(map(len, picked), default=0)):
             for kind in picked:
                 if turn < len(kind):
                     yield kind[turn]
+
+
+def _annotations(tree: ast.AST) -> Iterator[ast.AST]:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            yield node.returns
+        elif isinstance(node, (ast.arg, ast.AnnAssign)) and node.annotation is not None:
+            yield node.annotation
 
 
 def _comparisons(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
@@ -130,6 +141,21 @@ def _swaps(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Ed
             middle = row[first.end_col_offset:second.col_offset]
             yield (first.lineno, first.col_offset, second.end_lineno, second.end_col_offset,
                    (b + middle + a).decode())
+
+
+def _operands(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    """Each operand of `and`/`or` left out with its operator, where only the operator stands between operands."""
+    if not isinstance(node, ast.BoolOp):
+        return
+    word = _BOOL[type(node.op)][0]
+    values = node.values
+    for n, (left, right) in enumerate(zip(values, values[1:], strict=False)):
+        if left.end_lineno != right.lineno or lines[right.lineno - 1].encode()[
+                left.end_col_offset:right.col_offset].decode().split() != [word]:
+            continue
+        if n == 0:  # the first operand and the operator after it
+            yield (left.lineno, left.col_offset, right.lineno, right.col_offset, "")
+        yield (left.end_lineno, left.end_col_offset, right.end_lineno, right.end_col_offset, "")
 
 
 def _between(lines: list[str], left: ast.AST, right: ast.AST, old: str, new: str) -> Iterator[Edit]:
