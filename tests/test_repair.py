@@ -481,7 +481,23 @@ def test_a_candidate_that_breaks_a_neighbour_of_the_check_test_in_its_own_file_b
         assert tried.success, tried.error
         first, second = tried.details["outcomes"]
         assert first["passes"] and first["breaks"] == ["test_calc.py::test_add_zero"]
+        assert first["message"].startswith("test_calc.py::test_add_zero\n") and "assert 4 == 5" in first["message"]
         assert second["passes"] and second["breaks"] == []  # test_add failed before: passing it is no break
+        assert second["message"] == ""
+
+
+def test_the_next_round_hears_how_the_test_a_passing_candidate_broke_fails(tmp_path, fake, docker_engine):
+    """Round 1's one passing candidate breaks test_add_zero beside test_add: round 2 is told which test, and how
+    it fails (its assertion), not only its name."""
+    files = {**CALC, "test_calc.py": CALC["test_calc.py"] + "\n\ndef test_add_zero():\n    assert add(5, 0) == 5\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    zero = "```python\ndef add(a, b):\n    return a + b if b else a - 1\n```"  # add(5, 0) gives 4
+    fake.add(PLAN, PROPOSE, {"choices": [zero, WRONG_1]}, {"choices": [WRONG_2, RIGHT]}, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    again = fake.requests[3]["messages"][-1]["content"].split("Write a corrected version")[-1]
+    assert "broke test_calc.py::test_add_zero, the first so: test_calc.py::test_add_zero" in again
+    assert "assert 4 == 5" in again and [c["passes"] for c in candidates(run)] == [True, False, False, True]
 
 
 REV = "def rev(x):\n    if isinstance(x, str):\n        return x[::-1]\n    return list(x)\n"

@@ -50,7 +50,7 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
         if failing_before is not None:
             before = set(failing_before)
         else:
-            before = set(_failing(box, beside, timeout)) if beside else set()
+            before = set(_failing(box, beside, timeout)[0]) if beside else set()
         baseline, linted = _probe(box, probes or []), lintfix.findings(box, path)
         outcomes = [_try(box, path, symbol, code, tests or [], examples or [], timeout, original, beside, before,
                          probes or [], linted) for code in candidates]
@@ -61,11 +61,12 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
                   module_tests=beside, baseline=baseline)
 
 
-def _failing(box: Context, files: list[str], timeout: int) -> list[str]:
+def _failing(box: Context, files: list[str], timeout: int) -> tuple[list[str], str]:
+    """The tests of files that fail, and run_tests' report."""
     ran = checks.run_tests(box, files, timeout)
     if ran["details"].get("summary") is None:
-        return ["(the module's tests did not run)"]
-    return list(ran["details"].get("failing", []))
+        return ["(the module's tests did not run)"], ran["output"]
+    return list(ran["details"].get("failing", [])), ran["output"]
 
 
 def _probe(box: Context, probes: list[str]) -> list[dict]:
@@ -116,7 +117,9 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
         outcome["passes"] = (not tests or (outcome["tests_ran"] and not outcome["failing"])) and \
             (not examples or outcome["examples_hold"] is True)
         if outcome["passes"] and beside:  # only a candidate that passes is worth the module's tests
-            outcome["breaks"] = sorted(set(_failing(box, beside, timeout)) - before)
+            failing, report = _failing(box, beside, timeout)
+            outcome["breaks"] = sorted(set(failing) - before)
+            outcome["message"] = _failure_of(report, outcome["breaks"][0]) if outcome["breaks"] else ""
         if outcome["passes"]:  # and the probes, that tell passing candidates apart
             outcome["probes"] = _probe(box, probes)
     finally:
@@ -131,6 +134,15 @@ def _first_failure(output: str) -> str:
         _, marker, rest = output.partition("\nERROR ")
     block = rest.split("\nFAILED ")[0].split("\nERROR ")[0].strip()
     return block[:MESSAGE] if marker else output.strip()[-MESSAGE:]
+
+
+def _failure_of(report: str, test: str) -> str:
+    """test's block of a run_tests report (its message and the end of its trace); "" when the report leaves it out."""
+    for marker in ("\nFAILED ", "\nERROR "):
+        _, found, rest = report.partition(f"{marker}{test}\n")
+        if found:
+            return f"{test}\n{rest.split(chr(10) + 'FAILED ')[0].split(chr(10) + 'ERROR ')[0].strip()}"[:MESSAGE]
+    return ""
 
 
 def _shape(code: str) -> str:

@@ -313,7 +313,7 @@ class CandidateOutcome(BaseModel, extra="allow"):  # also: tests_ran, examples_h
     diff_lines: int = 0
     shape: str = ""  # the code without formatting: equal shapes are the same fix
     breaks: list[str] = Field(default_factory=list)  # tests of the touched module that passed before, not now
-    message: str = ""  # how the check still fails with it: the first failing test's message, or an example's result
+    message: str = ""  # how the check still fails with it (a test's failure, an example's result), or the first break
     unchanged: bool = False  # the candidate is the code as it is (refused: it changes nothing)
     probes: list[dict] = Field(default_factory=list)  # with a candidate that passes: what each probe gives
 

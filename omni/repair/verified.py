@@ -196,6 +196,7 @@ class VerifiedRepair:
         if ranked:
             outcome = ranked[0][2]
             parts.append(f"a rewrite that made the check pass broke {', '.join(outcome.breaks[:3])}"
+                         + (f", the first so: {outcome.message}" if outcome.message else "")
                          if outcome.passes else "a rewrite tried before still failed: "
                          + (outcome.message or ", ".join(outcome.failing[:2]) or "the check"))
         if copies:
@@ -211,9 +212,10 @@ class VerifiedRepair:
         n, code, outcome = ranked[0]
         said = f"{asked} candidate rewrites of {symbol} tried in a scratch copy"
         if outcome.passes and outcome.breaks:
+            how = f" The first fails so:\n{outcome.message}\n" if outcome.message else " "
             return ToolResult.fail("tests_failed", f"{said}; the best (candidate {n}) passes the check but breaks "
-                                   f"tests that passed before: {', '.join(outcome.breaks[:3])}. Its code:\n```python"
-                                   f"\n{code}\n```\nKeep what it fixes, and edit the code so those pass too.")
+                                   f"tests that passed before: {', '.join(outcome.breaks[:3])}.{how}Its code:\n"
+                                   f"```python\n{code}\n```\nKeep what it fixes, and edit the code so those pass too.")
         if not outcome.passes:
             what = outcome.message or ", ".join(outcome.failing[:3]) or "the goal's examples do not hold"
             return ToolResult.fail("tests_failed", f"{said}; none passes the check. The best (candidate {n}) still "
