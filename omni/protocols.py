@@ -82,6 +82,10 @@ class Strategy(Protocol):
     def plan(self) -> list[str] | None:
         """The run's first plan when the strategy knows it without the planner (a delegated run); None: ask."""
 
+    def acts_first(self) -> bool:
+        """Whether omni's own action may come before the model's first step (verified repair's opening round): the
+        planner is then asked only when something reads the plan, not beside that action on the same server."""
+
     def own_action(self) -> Action | None:
         """omni's own next action, taken instead of asking the model; None: ask the model."""
 

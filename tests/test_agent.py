@@ -190,14 +190,17 @@ class ScriptedStrategy:
     """A strategy of the test's own, at the loop's moments (omni/protocols.py: Strategy): the planner's plan, one
     action of its own first, a note after every action, and the work done once an edit lands."""
 
-    def __init__(self, known_plan: list[str] | None = None):
+    def __init__(self, known_plan: list[str] | None = None, first: bool = True):
         self.moments: list[str] = []
         self.own = [Action(name="read_file", args={"path": "calc.py"}, call_id="strategy_1")]
-        self.known_plan = known_plan
+        self.known_plan, self.first = known_plan, first
 
     def plan(self):
         self.moments.append("plan")
         return self.known_plan
+
+    def acts_first(self):
+        return self.first
 
     def own_action(self):
         self.moments.append("own_action")
@@ -229,26 +232,49 @@ def test_the_loop_meets_a_strategy_only_at_its_moments(tmp_path, fake):
     assert "[the strategy's note]" in observations[0]  # what it added after its own action reached the model
 
 
-def test_the_first_plan_is_asked_beside_omnis_own_first_action(tmp_path, fake):
-    """The plan's request goes out first and runs beside the work that does not read it: omni's own first action
-    runs while the planner is still answering; the model's first step waits for the plan and sees it."""
-    strategy = ScriptedStrategy()
+def test_the_first_plan_is_asked_beside_work_that_does_not_read_it(tmp_path, fake):
+    """A strategy that does not act first: the plan's request goes out at once and runs beside what does not read it
+    (here the strategy's action all the same); the model's first step waits for the plan and sees it."""
+    strategy = ScriptedStrategy(first=False)
     fake.add({**PLAN, "plan": True, "delay": 2.0}, FIX)
     with loop(tmp_path, fake, strategy=strategy) as (agent, events, _):
         outcome = agent.run()
     assert outcome.status == "finished" and outcome.plan is not None
     kinds = [kind for kind, _ in events.seen]
     first_action, plan = kinds.index("action"), kinds.index("plan")
-    assert first_action < kinds.index("observation") < plan  # the own action ran, and was seen, before the plan
+    assert kinds.index("phase") < first_action < kinds.index("observation") < plan  # asked first, taken later
     assert plan < [n for n, kind in enumerate(kinds) if kind == "step"][1]  # the model's step came after it
     assert "Fix add" in json.dumps(fake.requests[1]["messages"])  # and its prompt shows the plan
     assert [u["purpose"] for u in events.of("usage")] == ["step", "plan", "step"]  # the plan counted once taken
 
 
-def test_work_done_by_omnis_own_action_does_not_wait_for_a_plan_nobody_reads_on_a_local_server(tmp_path, fake):
-    """The plan's request went out first; omni's own action did the work, and no gate reviews it: on a server of
-    the user's own, the run ends without the plan (it would have waited for a plan of work that is done)."""
+def test_when_omni_acts_first_the_plan_is_asked_when_the_models_first_step_reads_it(tmp_path, fake):
+    """omni's own action runs alone on the model server; the planner is asked after it, on the conversation as it
+    is then (the action's result in it), and the model's step after the plan."""
     strategy = ScriptedStrategy()
+    fake.add(PLAN, FIX)
+    with loop(tmp_path, fake, strategy=strategy) as (agent, events, _):
+        outcome = agent.run()
+    assert outcome.status == "finished" and [s.text for s in outcome.plan.steps][0] == "Read calc.py"
+    kinds = [kind for kind, _ in events.seen]
+    assert kinds.index("observation") < kinds.index("phase") < kinds.index("plan")  # "planning" after the action
+    assert "Write a short high-level plan" in fake.requests[0]["messages"][-1]["content"]
+    assert "def add(a, b)" in json.dumps(fake.requests[0]["messages"])  # the own read's result: in the plan's view
+
+
+def test_work_done_by_omnis_own_action_never_asks_for_a_plan_nobody_reads(tmp_path, fake):
+    strategy = ScriptedStrategy()
+    strategy.own = [Action(name="replace_in_file", args=FIX["args"], call_id="strategy_fix")]
+    with loop(tmp_path, fake, strategy=strategy) as (agent, events, _):
+        outcome = agent.run()
+    assert outcome.status == "finished" and fake.requests == [] and outcome.plan is None
+    assert events.of("plan") == [] and "planning" not in [p["name"] for p in events.of("phase")]
+
+
+def test_a_plan_asked_for_and_not_read_is_not_waited_for_on_a_local_server(tmp_path, fake):
+    """Asked at the start (the strategy does not act first), not read by the end (no model step, no review): on a
+    server of the user's own, the run ends without it (it would wait for a plan of work that is done)."""
+    strategy = ScriptedStrategy(first=False)
     strategy.own = [Action(name="replace_in_file", args=FIX["args"], call_id="strategy_fix")]
     fake.add({**PLAN, "plan": True, "delay": 60.0})
     with loop(tmp_path, fake, strategy=strategy) as (agent, events, _):
@@ -261,7 +287,7 @@ def test_a_gate_that_reviews_the_work_waits_for_the_plan_and_reads_it(tmp_path, 
     strategy = ScriptedStrategy()
     strategy.own = [Action(name="replace_in_file", args=FIX["args"], call_id="strategy_fix")]
     approve = {"text": json.dumps({"verdict": "approved", "confidence": 0.9, "reasons": ["add adds"]})}
-    fake.add({**PLAN, "plan": True, "delay": 1.0}, approve)
+    fake.add({**PLAN, "plan": True}, approve)
     with loop(tmp_path, fake, gate=True, strategy=strategy, review=True) as (agent, events, _):
         outcome = agent.run()
     kinds = [kind for kind, _ in events.seen]
@@ -269,9 +295,9 @@ def test_a_gate_that_reviews_the_work_waits_for_the_plan_and_reads_it(tmp_path, 
     assert "Fix add" in json.dumps(fake.requests[1]["messages"])  # the review's prompt holds the plan
 
 
-def test_a_plan_that_arrived_by_the_end_is_shown_and_a_priced_one_is_waited_for_and_counted(tmp_path, fake):
+def test_a_priced_plan_asked_for_is_waited_for_shown_and_counted_at_the_end(tmp_path, fake):
     """With a price the request costs whether or not it is read: the run waits for it, shows it and counts it."""
-    strategy = ScriptedStrategy()
+    strategy = ScriptedStrategy(first=False)
     strategy.own = [Action(name="replace_in_file", args=FIX["args"], call_id="strategy_fix")]
     fake.add({**PLAN, "plan": True, "delay": 1.0})
     with loop(tmp_path, fake, strategy=strategy, price="1,2") as (agent, events, _):

@@ -267,8 +267,9 @@ def test_a_definition_gets_two_rounds_of_candidates_and_no_more(calc_repo, fake,
 
 def test_the_opening_round_repairs_the_localized_definition_before_the_model_acts(calc_repo, fake, docker_engine):
     """test_add fails and is named after add: omni's first action is propose_fixes on add; a candidate
-    passes, the check passes, and the gate finishes the run without one step from the model."""
-    fake.add(PLAN, {"choices": [WRONG_1, RIGHT]})
+    passes, the check passes, and the gate finishes the run without one step from the model, and without a plan
+    nothing read (the planner is asked when something first reads the plan)."""
+    fake.add({"choices": [WRONG_1, RIGHT]})
     run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake,
                    finish_on_check=True, opening_repair=True)
     assert run.code == 0, run.stdout + run.stderr
@@ -277,7 +278,7 @@ def test_the_opening_round_repairs_the_localized_definition_before_the_model_act
     action = next(e for e in run.events() if e["kind"] == "action")
     assert action["tool"] == "propose_fixes" and action["args"] == {"path": "calc.py", "symbol": "add"}
     assert [c["passes"] for c in candidates(run)] == [False, True]
-    assert len(fake.requests) == 2 and fake.requests[1]["n"] == 2  # the plan, the candidates: no step request
+    assert len(fake.requests) == 1 and fake.requests[0]["n"] == 2  # the candidates: no plan, no step request
     assert "omni starts by trying rewrites of add in calc.py" in run.stdout
     assert "return a + b" in (calc_repo / "calc.py").read_text()
 
@@ -411,7 +412,7 @@ def test_the_opening_round_writes_a_function_the_goal_asks_for_and_lists_it_in_a
     assert run.code == 0, run.stdout + run.stderr
     opening = next(e for e in run.events() if e["kind"] == "opening")
     assert (opening["path"], opening["symbol"]) == ("pkg/seqs.py", "count_reps") and "not written yet" in opening["why"]
-    asked = fake.requests[1]["messages"][-1]["content"].split("Write `count_reps`")[-1]
+    asked = fake.requests[0]["messages"][-1]["content"].split("Write `count_reps`")[-1]
     assert "a new function to add at the end of pkg/seqs.py" in asked
     assert "from collections import defaultdict\n```" in asked
     assert "with a one-line\ndocstring" in asked  # a new public function is documented (funcy's test_docs)
@@ -439,7 +440,7 @@ def test_an_opening_round_that_finds_nothing_is_in_the_models_history(calc_repo,
     run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake,
                    tool_mode=tool_mode, opening_repair=True)
     assert run.code == 0, run.stdout + run.stderr
-    step = fake.requests[3 if tool_mode == "native" else 5]  # after the plan and two rounds of candidates
+    step = fake.requests[3 if tool_mode == "native" else 5]  # after two rounds of candidates, then the plan
     said = [m for m in step["messages"] if m["role"] == "assistant"][0]
     if tool_mode == "native":
         assert said["tool_calls"][0]["function"]["name"] == "propose_fixes"
@@ -516,7 +517,7 @@ def test_of_two_passing_candidates_the_one_that_changes_less_beside_the_example_
     assert run.code == 0, run.stdout + run.stderr
     first, second = candidates(run)
     assert first["passes"] and second["passes"] and first["diff_lines"] < second["diff_lines"]
-    sampled = fake.requests[1]
+    sampled = fake.requests[0]
     assert sampled["n"] == 2
     observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
     assert "candidate 2 passes the check" in observation["output"]
@@ -553,9 +554,9 @@ def test_a_candidate_that_leaves_a_call_the_goal_says_goes_wrong_as_it_was_does_
                         "        return items[slice(*parts)]\n    return items[slice(*parts[:2])]\n```")
     said = "take('[::-1]', [0, 1, 2, 3, 4]) still gives [0, 1, 2, 3, 4], as before the rewrite"
     assert said in first["message"]
-    asked = fake.requests[1]["messages"][-1]["content"]
+    asked = fake.requests[0]["messages"][-1]["content"]
     assert "- take('[::-1]', [0, 1, 2, 3, 4]) gives something else than now" in asked  # in the check it is shown
-    assert said in fake.requests[2]["messages"][-1]["content"].split("Write a corrected version")[-1]
+    assert said in fake.requests[1]["messages"][-1]["content"].split("Write a corrected version")[-1]
 
 
 def test_a_candidate_that_tests_for_the_examples_value_does_not_pass(tmp_path, fake, docker_engine):
@@ -567,7 +568,7 @@ def test_a_candidate_that_tests_for_the_examples_value_does_not_pass(tmp_path, f
     said = ("it tests `parts[2] == 2`, a value from the goal's example: it answers the example instead of "
             "handling every input")
     assert first["message"] == said
-    assert said in fake.requests[2]["messages"][-1]["content"].split("Write a corrected version")[-1]
+    assert said in fake.requests[1]["messages"][-1]["content"].split("Write a corrected version")[-1]
 
 
 def test_tests_the_finish_gate_found_broken_join_the_check_and_omni_tries_rewrites_of_that_definition(
@@ -671,7 +672,7 @@ def test_block_rewrites_repair_a_definition_too_long_to_rewrite_whole(tmp_path, 
     assert "step_0 = seen + 0" in asked  # the whole definition is shown, around the block
     code = (repo / "tally.py").read_text()
     assert "        total = seen\n    else:" in code and "seen - 1" not in code and "step_79 = seen + 79" in code
-    assert len(fake.requests) == 2  # the plan and one round: the model took no step
+    assert len(fake.requests) == 1  # one round: the model took no step, and nothing read a plan
 
 
 def test_without_block_rewrites_a_definition_too_long_to_rewrite_whole_is_no_target(tmp_path, fake, docker_engine):

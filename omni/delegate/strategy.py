@@ -19,6 +19,9 @@ class DelegatedRun:
     def plan(self) -> list[str] | None:
         return [f"Aider makes the change: {self.instruction}", "Check the change (tests, lint, review) and finish"]
 
+    def acts_first(self) -> bool:
+        return True
+
     def own_action(self) -> Action | None:
         if self.failed:
             raise StopRun("failed", f"the delegated edit failed: {self.failed}")

@@ -106,8 +106,8 @@ class Agent:
         status, message = "failed", ""
         try:
             self.brief(self.task.code)  # before the plan, which then shares the steps' prefix up to the code
-            self.parts.events.emit("phase", name="planning")
-            self.planning.start(self.hooks.strategy.plan())  # runs beside what follows until something reads it
+            strategy = self.hooks.strategy  # the plan is asked now, to run beside what follows, unless omni acts first
+            self.planning.start(strategy.plan(), now=not strategy.acts_first())
             while not self.interruptible(self.hooks.ready):  # after a Ctrl-C in it, the pause; then it goes on
                 continue
             self.brief(self.task.briefing() if self.task.briefing else "")
@@ -148,7 +148,7 @@ class Agent:
             self.parts.events.emit("briefing", text=text, lines=len(text.splitlines()))
 
     def make_plan(self) -> None:  # a plan-only run's
-        self.planning.start(self.hooks.strategy.plan())
+        self.planning.start(self.hooks.strategy.plan(), now=True)
         self.planning.take()
 
     # ---- one step ---------------------------------------------------------------------------------

@@ -6,11 +6,14 @@ On 2 CPU cores a request with another prefix is read from its first token: the p
 once for the plan and once more, in another form, for the first step.
 
 The first plan is asked for before anything else, and its request runs beside the work that does not read it
-(the baseline, settling the run's check, omni's opening round): a PendingPlan. It is taken (waited for, counted,
-shown) when something first needs it: the model's first step, a correction prompt, the finish gate's review. On
-the local server a cold plan request took 10-65 s, and the first action waited for all of it. When omni's own round
-does the work and nothing reads the plan, the run ends without waiting for it on a server of the user's own
-(it had waited up to 37 s for a plan nobody read after a verified fix: bench/README.md, run AL).
+(the baseline, settling the run's check): a PendingPlan. It is taken (waited for, counted, shown) when something
+first needs it: the model's first step, a correction prompt, the finish gate's review. On the local server a cold
+plan request took 10-65 s, and the first action waited for all of it. When omni's own action comes first (verified
+repair's opening round), the request is sent only when something first reads the plan: beside that round it shared
+the server's two cores with the round's own requests (prompts are read at 30-40 tokens a second there, and a plan's
+900-1,400 new prompt tokens cost the round 25-40 s), and when the round does the work nothing reads it. A plan
+asked for and not read by the end is not waited for on a server of the user's own (a run had waited 37 s for one
+after a verified fix: bench/README.md, run AL).
 """
 
 from __future__ import annotations
@@ -66,22 +69,35 @@ class Planning:
         self.conversation, self.tools = conversation, tools  # the steps' own, when the planner is their model
         self.known: Plan | None = None  # a first plan known without the planner, until taken
         self.pending: PendingPlan | None = None  # the first plan's request, until taken
+        self.deferred = False  # the first plan's request is to be sent when something first reads the plan
 
-    def start(self, known: list[str] | None = None) -> None:
-        """The first plan: `known` as it is (a delegated run's, omni/delegate/strategy.py), or the planner's request,
-        sent now and running beside what comes next (its messages are taken now)."""
+    def start(self, known: list[str] | None = None, now: bool = True) -> None:
+        """The first plan: `known` as it is (a delegated run's, omni/delegate/strategy.py), or the planner's request:
+        sent now, running beside what comes next, or (now False: omni's own action comes first, and the two would
+        share the model server's CPU) when something first reads the plan."""
         if known:
             self.known = Plan.from_texts(known, 1)
-            return
+        elif now:
+            self._ask()
+        else:
+            self.deferred = True
+
+    def _ask(self) -> None:
+        """Send the first plan's request, on the conversation as it is now (its messages are taken now)."""
         t = self.task
         messages = self._messages(self.prompts.render("plan", goal=t.goal, files=t.files, context=t.context,
                                                       code=t.code, in_view=self.conversation is not None))
-        self.pending = PendingPlan(lambda: self.planner.text(messages, schema=PlanReply, tools=self.tools))
+        self.events.emit("phase", name="planning")
+        self.pending, self.deferred = PendingPlan(lambda: self.planner.text(messages, schema=PlanReply,
+                                                                            tools=self.tools)), False
 
     def take(self, wait: bool = True) -> None:
         """The first plan becomes the run's, when something reads it: waiting for its request (a Ctrl-C in the wait
-        leaves it pending), or, with wait False, only if it is there. A plan the user set meanwhile stays."""
+        leaves it pending; a deferred one is sent first), or, with wait False, only if it is there. A plan the user
+        set meanwhile stays."""
         plan, self.known = self.known, None
+        if plan is None and self.deferred and wait and self.state.plan is None:
+            self._ask()
         if plan is None and self.pending is not None and (wait or self.pending.arrived()):
             plan = self._read(self.pending.reply())
             self.pending = None
@@ -95,10 +111,12 @@ class Planning:
         return self.state.plan.render() if self.state.plan else ""
 
     def leave(self) -> None:
-        """At the run's end, the first plan if nothing took it (omni's own round did the work, and the gate did not
-        review it): shown when it has arrived. It is waited for unless the planner is a server of the user's own:
-        elsewhere the request costs either way, and its tokens are counted; there, the run's result would wait on a
-        plan for work that is done. A request that failed by then is moot."""
+        """At the run's end, the first plan if nothing took it (the run ended before the model's first step, and the
+        gate did not review the work): shown when it has arrived. It is waited for unless the planner is a server of
+        the user's own: elsewhere the request costs either way, and its tokens are counted; there, the run's result
+        would wait on a plan for work that is done. A deferred request is not sent: nothing read the plan. A request
+        that failed by then is moot."""
+        self.deferred = False
         try:
             self.take(wait=self.planner.cost_kind != "local")
         except ModelError:

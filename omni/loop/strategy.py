@@ -10,6 +10,9 @@ class AskTheModel:
     def plan(self) -> list[str] | None:
         return None
 
+    def acts_first(self) -> bool:
+        return False
+
     def own_action(self) -> Action | None:
         return None
 

@@ -50,6 +50,9 @@ class RepairStrategy:
     def plan(self) -> list[str] | None:
         return None  # the planner's
 
+    def acts_first(self) -> bool:
+        return self.to_open
+
     def propose(self, path: str, symbol: str, note: str = "") -> ToolResult:
         if self.repair is None:
             return ToolResult.fail("tool_error", "propose_fixes is off for this run (--samples 1); edit the code.")
