@@ -283,16 +283,29 @@ def test_a_plan_asked_for_and_not_read_is_not_waited_for_on_a_local_server(tmp_p
     assert outcome.plan is None and events.of("plan") == [] and "plan" not in [u["purpose"] for u in events.of("usage")]
 
 
-def test_a_gate_that_reviews_the_work_waits_for_the_plan_and_reads_it(tmp_path, fake):
-    strategy = ScriptedStrategy()
+APPROVE = {"text": json.dumps({"verdict": "approved", "confidence": 0.9, "reasons": ["add adds"]})}
+
+
+def test_a_gate_that_reviews_the_work_waits_for_a_plan_asked_for_and_reads_it(tmp_path, fake):
+    strategy = ScriptedStrategy(first=False)
     strategy.own = [Action(name="replace_in_file", args=FIX["args"], call_id="strategy_fix")]
-    approve = {"text": json.dumps({"verdict": "approved", "confidence": 0.9, "reasons": ["add adds"]})}
-    fake.add({**PLAN, "plan": True}, approve)
+    fake.add({**PLAN, "plan": True, "delay": 1.0}, APPROVE)
     with loop(tmp_path, fake, gate=True, strategy=strategy, review=True) as (agent, events, _):
         outcome = agent.run()
     kinds = [kind for kind, _ in events.seen]
     assert outcome.status == "finished" and kinds.index("plan") < kinds.index("review") < kinds.index("gate")
-    assert "Fix add" in json.dumps(fake.requests[1]["messages"])  # the review's prompt holds the plan
+    assert "Plan:\n1. [>] Read calc.py" in fake.requests[1]["messages"][-1]["content"]  # the review holds it
+
+
+def test_the_review_of_work_omni_did_before_any_plan_was_asked_does_not_ask_for_one(tmp_path, fake):
+    strategy = ScriptedStrategy()
+    strategy.own = [Action(name="replace_in_file", args=FIX["args"], call_id="strategy_fix")]
+    fake.add(APPROVE)
+    with loop(tmp_path, fake, gate=True, strategy=strategy, review=True) as (agent, events, _):
+        outcome = agent.run()
+    assert outcome.status == "finished" and len(fake.requests) == 1 and events.of("plan") == []
+    review = fake.requests[0]["messages"][-1]["content"]
+    assert review.startswith("You review a coding agent's work") and "Plan:" not in review
 
 
 def test_a_priced_plan_asked_for_is_waited_for_shown_and_counted_at_the_end(tmp_path, fake):

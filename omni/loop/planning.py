@@ -105,9 +105,10 @@ class Planning:
             self.set(plan, "initial")
 
     def read(self) -> str:
-        """The plan as a reader of it sees it (the finish gate's review): the first plan is waited for, if it has
-        not arrived."""
-        self.take()
+        """The plan for a reader that can do without one (the finish gate's review): the first plan, waited for if it
+        was asked for; one not asked for yet (omni's own round did the work before any step) is not asked now: ""."""
+        if not self.deferred:
+            self.take()
         return self.state.plan.render() if self.state.plan else ""
 
     def leave(self) -> None:
