@@ -132,8 +132,7 @@ def _first_failure(output: str) -> str:
     _, marker, rest = output.partition("\nFAILED ")
     if not marker:
         _, marker, rest = output.partition("\nERROR ")
-    block = rest.split("\nFAILED ")[0].split("\nERROR ")[0].strip()
-    return block[:MESSAGE] if marker else output.strip()[-MESSAGE:]
+    return _until_next(rest)[:MESSAGE] if marker else output.strip()[-MESSAGE:]
 
 
 def _failure_of(report: str, test: str) -> str:
@@ -141,8 +140,13 @@ def _failure_of(report: str, test: str) -> str:
     for marker in ("\nFAILED ", "\nERROR "):
         _, found, rest = report.partition(f"{marker}{test}\n")
         if found:
-            return f"{test}\n{rest.split(chr(10) + 'FAILED ')[0].split(chr(10) + 'ERROR ')[0].strip()}"[:MESSAGE]
+            return f"{test}\n{_until_next(rest)}"[:MESSAGE]
     return ""
+
+
+def _until_next(rest: str) -> str:
+    """A report's text after a test's FAILED/ERROR line, up to the next test's."""
+    return rest.split("\nFAILED ")[0].split("\nERROR ")[0].strip()
 
 
 def _shape(code: str) -> str:

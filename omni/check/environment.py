@@ -16,7 +16,7 @@ def not_installed(missing: dict[str, str], reading: GoalReading) -> dict[str, st
 
 
 def note(missing: dict[str, str]) -> str:
-    """What to tell the user about them (some)."""
+    """What to tell the user about them (its one caller gives at least one)."""
     modules = sorted(set(missing.values()))
     return (f"{len(missing)} test(s) cannot run in the sandbox: they import {', '.join(modules[:MAX_NAMED])}, "
             "which the project does not declare where omni reads dependencies (test extras or groups, requirements "
