@@ -68,6 +68,24 @@ def _before(ctx: Context, targets: list[str]) -> Counter | None:
     return None if found is None else Counter((i["rel"], i.get("code"), i["message"]) for i in found)
 
 
+def judged(findings: list[dict], before: Counter) -> list[str]:
+    """Each of ruff's findings judged against those at a starting point (a Counter of (path, rule, message)):
+    "old" when there before (each counted once), "style" when its file broke the rule before (u'' strings
+    everywhere, say: new code written like the code around it is not a new problem), else "new". A syntax error
+    (no rule) is always new. The lint tool and a candidate's own lint (tools/lintfix.py) judge alike."""
+    left = Counter(before)
+    styles = {(rel, code) for rel, code, _ in before if code}
+    labels = []
+    for item in findings:
+        key = (item["rel"], item.get("code"), item["message"])
+        if left[key] > 0:
+            left[key] -= 1
+            labels.append("old")
+        else:
+            labels.append("style" if (item["rel"], item.get("code")) in styles else "new")
+    return labels
+
+
 def lint(ctx: Context, paths: list[str] | None = None) -> dict:
     targets = paths or [f for f in _changed_files(ctx) if f.endswith((".py", ".pyi"))]
     if not targets:
@@ -81,16 +99,10 @@ def lint(ctx: Context, paths: list[str] | None = None) -> dict:
         return result(True, f"ruff: no problems in {len(targets)} file(s)", problems=0, findings=[],
                       new_findings=[])
     before = _before(ctx, targets)
-    # A rule the file already broke at the start (u'' strings everywhere, say) is the file's own style:
-    # new code written like the code around it is not a new problem. A syntax error always is.
-    styles = {(rel, code) for rel, code, _ in before if code} if before is not None else set()
+    labels = judged(findings, before) if before is not None else [""] * len(findings)
     lines, listed = [], []
-    for item in findings:
-        key = (item["rel"], item.get("code"), item["message"])
-        old = before is not None and before[key] > 0
-        style = not old and (item["rel"], item.get("code")) in styles
-        if old:
-            before[key] -= 1
+    for item, label in zip(findings, labels, strict=True):
+        old, style = label == "old", label == "style"
         fix = " (fixable)" if item.get("fix") else ""
         line = (f"{item['rel']}:{item['location']['row']}:{item['location']['column']}: "
                 f"{item.get('code') or 'syntax'} {item['message']}{fix}")

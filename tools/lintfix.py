@@ -28,16 +28,10 @@ def findings(ctx: Context, path: str) -> list[dict]:
 
 
 def added(before: list[dict], after: list[dict]) -> list[dict]:
-    """after's findings that before does not have (by rule and message), as the lint tool judges "new": a rule
+    """after's findings that before does not have, judged "new" as the lint tool judges it (checks.judged): a rule
     the file broke before is its style, not a new finding."""
-    styles = {item.get("code") for item in before if item.get("code")}
-    excess = Counter(map(_key, after)) - Counter(map(_key, before))
-    new = []
-    for item in after:
-        if excess[_key(item)] > 0 and item.get("code") not in styles:
-            excess[_key(item)] -= 1
-            new.append(item)
-    return new
+    start = Counter((item["rel"], item.get("code"), item["message"]) for item in before)
+    return [item for item, label in zip(after, checks.judged(after, start), strict=True) if label == "new"]
 
 
 def tidy(ctx: Context, path: str, symbol: str, original: str, before: list[dict]) -> tuple[str, list[str]]:
@@ -56,10 +50,6 @@ def tidy(ctx: Context, path: str, symbol: str, original: str, before: list[dict]
         file.write_text(tidied, encoding="utf-8", errors="surrogateescape")
         fixed, new = _source(tidied, _span(original, tidied, symbol)), added(before, findings(ctx, path))
     return fixed, [f"{f.get('code') or 'syntax'} {f['message']}" for f in new]
-
-
-def _key(item: dict) -> tuple:
-    return item.get("code"), item["message"]
 
 
 def _span(original: str, text: str, symbol: str) -> tuple[int, int] | None:
