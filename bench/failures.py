@@ -3,7 +3,8 @@ run's table says it for every task and nobody has to read the check half's recor
 
 The definitions the bug patch touched are the right targets. What omni tried is every definition its own repair
 rounds opened on (`opening` and `rung` events) and every definition a model edit changed (an edit observation's
-`details.symbols`). The first of these that holds, in this order, names the failure:
+`details.symbols`); where the bug's definitions stood in the failing tests' spectrum is said beside it
+(`spectrum_rank`). The first of these that holds, in this order, names the failure:
 
   finished, graded wrong   omni accepted its own work, and the task's tests did not (the run's check was too weak)
   no check                 the run had nothing to try fixes against: no failing test, no example, no reproduction
@@ -117,7 +118,8 @@ def classify(events: list[dict], right: list[str], status: str) -> dict:
                   and any(same_definition(e.get("target", ""), r) for r in right)]
     passing = [c for c in candidates if c.get("passes")]
     facts = {"check": check.get("source") if check else None, "right": right, "tried": tried[:6],
-             "candidates_on_right": len(candidates), "passing_on_right": len(passing), "ended": status}
+             "candidates_on_right": len(candidates), "passing_on_right": len(passing), "ended": status,
+             "spectrum_rank": spectrum_rank(events, right)}
     if status == "finished":
         kind = "finished, graded wrong"
     elif not check or check.get("source") == "none":
@@ -133,6 +135,16 @@ def classify(events: list[dict], right: list[str], status: str) -> dict:
     else:
         kind = "wrong edit"
     return {"kind": kind, **facts}
+
+
+def spectrum_rank(events: list[dict], right: list[str]) -> int | None:
+    """Where the first of the bug's definitions stood in the run's spectrum (`spectrum` event: the failing tests'
+    ranking, best first, from 1); 0 when the spectrum ranked others only; None when the run made none."""
+    ranking = next((e.get("suspects", []) for e in events if e.get("kind") == "spectrum"), None)
+    if ranking is None:
+        return None
+    return next((n for n, s in enumerate(ranking, 1)
+                 if any(same_definition(f"{s['path']}:{s['symbol']}", r) for r in right)), 0)
 
 
 def _edits(events: list[dict]) -> list[tuple[dict, list[str]]]:

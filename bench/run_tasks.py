@@ -423,14 +423,15 @@ def table(rows: list[dict], agents: list[str]) -> str:
         lines.append(f"| {task} | " + " | ".join(cells) + " |")
     failed = [r for r in rows if r.get("failure")]
     if failed:
-        lines += ["", "| omni did not resolve | run | how it failed | tried first | the bug's definitions |",
-                  "|---|---|---|---|---|"]
+        lines += ["", "| omni did not resolve | run | how it failed | tried first | the bug's definitions | "
+                  "their rank in the spectrum |", "|---|---|---|---|---|---|"]
         kinds: dict[str, int] = {}
         for r in failed:
             how = r["failure"]
             kinds[how["kind"]] = kinds.get(how["kind"], 0) + 1
+            rank = how.get("spectrum_rank")
             lines.append(f"| {r['task']} | {r.get('run', 1)} | {how['kind']} | {', '.join(how['tried'][:2]) or '-'} | "
-                         f"{', '.join(how['right'])} |")
+                         f"{', '.join(how['right'])} | {'-' if rank is None else rank or 'not ranked'} |")
         ranked = sorted(kinds.items(), key=lambda kv: -kv[1])
         lines += ["", "failures: " + ", ".join(f"{kind} {n}" for kind, n in ranked)]
     return "\n".join(lines)

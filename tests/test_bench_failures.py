@@ -127,4 +127,14 @@ def test_each_kind_of_failure():
         assert how["kind"] == kind, (events, status, how)
         assert how["right"] == right and how["ended"] == status
     how = failures.classify(_events(opening=("pkg/mod.py", "top"), edit=("pkg/mod.py", "size")), right, "x")
-    assert how["tried"] == ["pkg/mod.py:top", "pkg/mod.py:size"]
+    assert how["tried"] == ["pkg/mod.py:top", "pkg/mod.py:size"] and how["spectrum_rank"] is None
+
+
+def test_where_the_bugs_definition_stood_in_the_spectrum():
+    right = ["pkg/mod.py:Box.size"]
+    ranked = [{"path": "pkg/mod.py", "symbol": s, "score": 0.5, "lines": [3]} for s in ("top", "Box.drop", "Box.size")]
+    spectrum = {"kind": "spectrum", "side": "failing", "error": "", "suspects": ranked}
+    assert failures.spectrum_rank([spectrum], right) == 3
+    assert failures.spectrum_rank([{**spectrum, "suspects": ranked[:2]}], right) == 0
+    assert failures.spectrum_rank(_events(), right) is None
+    assert failures.classify([*_events(opening=("pkg/mod.py", "top")), spectrum], right, "x")["spectrum_rank"] == 3

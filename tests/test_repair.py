@@ -646,11 +646,12 @@ def test_on_a_llama_cpp_server_a_one_token_request_parks_the_conversation_before
     assert "return a + b" in (run.run_dir / "diff.patch").read_text()
 
 
-def _long_tally(path, passing: bool = True) -> Path:
+def _long_tally(path, passing: bool = True, returned: str = "total") -> Path:
     filler = "".join(f"    step_{i} = seen + {i}\n" for i in range(80))  # a definition too long to rewrite whole
     return make_repo(path, {
         "tally.py": ("def tally(items):\n    seen = 0\n    for _ in items:\n        seen += 1\n" + filler +
-                     "    if seen > 2:\n        total = seen - 1\n    else:\n        total = seen\n    return total\n"),
+                     "    if seen > 2:\n        total = seen - 1\n    else:\n        total = seen\n"
+                     f"    return {returned}\n"),
         "test_tally.py": ("from tally import tally\n\n\ndef test_many():\n    assert tally([1, 2, 3]) == 3\n" +
                           ("\n\ndef test_few():\n    assert tally([1]) == 1\n" if passing else ""))})
 
@@ -675,26 +676,46 @@ def test_block_rewrites_repair_a_definition_too_long_to_rewrite_whole(tmp_path, 
     assert len(fake.requests) == 1  # one round: the model took no step, and nothing read a plan
 
 
-def test_without_block_rewrites_a_definition_too_long_to_rewrite_whole_is_no_target(tmp_path, fake, docker_engine):
-    """The same repository and goal without --block-rewrites: the one definition the tests point to is longer than
-    a whole rewrite allows, so omni opens no round of its own and the model takes the first step."""
+def test_a_definition_too_long_to_rewrite_whole_gets_its_one_change_candidates_alone(tmp_path, fake, docker_engine):
+    """The one definition the tests point to is longer than a whole rewrite allows: no model is asked for it, and
+    its mechanical candidates are tried, those on the line only the failing test runs first; the one that passes
+    the check without breaking the other test is applied."""
     repo = _long_tally(tmp_path / "repo")
     fake.add(PLAN, {"tool": "finish", "args": {"summary": "nothing to do"}})
     run = run_omni(repo, "--yes", "--samples", "2", "the tally of three or more items comes out one short", fake=fake,
-                   opening_repair=True)
-    assert not [e for e in run.events() if e["kind"] in ("opening", "candidate")]
-    assert not any(r.get("n") for r in fake.requests)
+                   opening_repair=True, mechanical=True, finish_on_check=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    assert opening["symbol"] == "tally" and "spectrum score 1.00" in opening["why"]
+    (spectrum,) = [e for e in run.events() if e["kind"] == "spectrum"]
+    assert spectrum["side"] == "failing" and spectrum["suspects"][0]["symbol"] == "tally"
+    assert spectrum["suspects"][0]["lines"] == [86]  # `total = seen - 1`: only the failing test runs it
+    assert "the failing tests' spectrum: best tally 1.00" in run.stdout
+    seen = candidates(run)
+    assert {c["asked"] for c in seen} == {"mechanical"} and not any(r.get("n") for r in fake.requests)
+    assert [c["passes"] for c in seen[:3]] == [False, False, True]  # `seen + 1`, `seen - 2`, then `seen - 0`
+    assert "        total = seen - 0\n" in (repo / "tally.py").read_text()
+    assert not fake.requests  # the round did the work before any step: no plan, no step
 
 
-def test_block_rewrites_never_rewrite_a_long_definition_whole(tmp_path, fake, docker_engine):
-    """Only the failing test runs the long definition, so every line of it ranks alike and no few lines hold them:
-    the round is refused with what to do instead, and no candidate is asked for."""
-    repo = _long_tally(tmp_path / "repo", passing=False)
-    fake.add(PLAN, {"tool": "finish", "args": {"summary": "gave up"}})
-    run = run_omni(repo, "--yes", "--samples", "2", "--block-rewrites", "the tally of three or more items comes out "
-                   "one short", fake=fake, opening_repair=True)
+@pytest.mark.parametrize("blocks", [[], ["--block-rewrites"]], ids=["whole", "block-rewrites"])
+def test_when_no_one_change_fixes_a_long_definition_the_model_is_told_where_to_look(tmp_path, fake, docker_engine,
+                                                                                     blocks):
+    """No one-change edit makes the long definition pass (it returns a string), and with block rewrites no few
+    lines hold what the failing test points to (only it runs the definition): the round says so with the lines to
+    read, not the code; asked again for the same definition, omni refuses at once, and no sample is ever asked."""
+    repo = _long_tally(tmp_path / "repo", passing=False, returned="str(total)")
+    again = {"tool": "propose_fixes", "args": {"path": "tally.py", "symbol": "tally"}}
+    fake.add(PLAN, again, {"tool": "finish", "args": {"summary": "gave up"}})
+    run = run_omni(repo, "--yes", "--samples", "2", *blocks, "the tally of three or more items comes out one short",
+                   fake=fake, opening_repair=True, mechanical=True)
     (opening,) = [e for e in run.events() if e["kind"] == "opening"]
     assert opening["symbol"] == "tally"
-    (refused,) = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes"]
-    assert not refused["success"] and "too long to rewrite whole" in refused["error"]
+    first, second = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes"]
+    assert not first["success"] and "tally is 89 lines, too long to rewrite whole; omni tried" in first["error"]
+    assert "none passes the check" in first["error"] and "The failing tests point to line(s) 2, 3, 4" in first["error"]
+    assert "def tally" not in first["error"]
+    assert not second["success"] and "its one-change candidates were tried already" in second["error"]
+    assert candidates(run) and {c["asked"] for c in candidates(run)} == {"mechanical"}
     assert not any(r.get("n") for r in fake.requests)
+    assert "return str(total)" in (repo / "tally.py").read_text()

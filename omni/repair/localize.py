@@ -17,11 +17,11 @@ Tried in this order; the first rule that names exactly one definition wins:
    tools/spectrum.py): no word of the goal is needed. Where no test fails, the goal's examples that do not hold
    are the failing side, and the tests of the code they run the passing one.
 When no rule names one, or a round on the one named finds no fix, `suspects` gives the next to try: the spectrum's
-best, ties included (omni/repair/strategy.py tries up to three in all).
-A definition in a test file, or longer than MAX_LINES, is never the target: its rewrites would cost
-minutes of generation on a small local model; with block rewrites (omni/repair/block.py) the spectrum's suspects
-may be longer, since only the lines around the one they point to are rewritten. Everything is looked up with the
-sandbox's read-only tools.
+best, ties included (omni/repair/strategy.py tries up to three, and two long ones besides).
+A definition in a test file is never the target. One longer than MAX_LINES is not asked for whole (its rewrites
+would cost minutes of generation on a small local model): rules 1-6 pass it by, and as the spectrum's suspect it
+gets its mechanical candidates alone (omni/repair/verified.py), or with block rewrites (omni/repair/block.py) the
+lines around the ones the tests point to. Everything is looked up with the sandbox's read-only tools.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pathlib import PurePosixPath
 from omni.box.toolbox import details
 from omni.goal.examples import bare_calls, spelled
 from omni.goal.reading import GoalReading, name_words
-from omni.protocols import Sandbox
+from omni.protocols import Events, Sandbox
 
 MAX_LINES = 80
 MAX_TESTS = 3  # failing tests whose bodies are read for rule 4
@@ -51,6 +51,12 @@ class Target:
     symbol: str  # qualified: Class.method
     why: str
     lines: tuple[int, ...] = ()  # the lines the failing tests point to (the spectrum's equally best), when known
+    size: int = 0  # the definition's length in lines, when known
+
+    @property
+    def long(self) -> bool:
+        """Too long to ask a model for whole: verified repair tries its mechanical candidates alone."""
+        return self.size > MAX_LINES
 
 
 def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], expressions: list[str],
@@ -104,9 +110,10 @@ class Spectrum:
     leaves nothing applied). Make a new one for code that has changed."""
 
     def __init__(self, sandbox: Sandbox, tests: list[str], max_lines: int = MAX_LINES,
-                 examples: list[dict] | None = None):
+                 examples: list[dict] | None = None, events: Events | None = None):
         self.sandbox, self.tests, self.max_lines = sandbox, tests, max_lines  # max_lines: of a suspect
         self.examples = [e for e in examples or [] if e.get("expected")]  # the failing side when no test fails
+        self.events = events  # told the ranking once it is made (the `spectrum` event), for the run's record
         self._ranked: list[dict] | None = None
 
     def ranked(self) -> list[dict]:
@@ -118,6 +125,10 @@ class Spectrum:
             ran = self.sandbox.run_tool("spectrum", side, 600) if side else None
             found = getattr(details("spectrum", ran), "suspects", []) if ran and ran.success else []
             self._ranked = [s for s in found if s["symbol"].rsplit(".", 1)[-1] not in _SHOWN]
+            if self.events and ran:
+                self.events.emit("spectrum", side=next(iter(side)), error="" if ran.success else ran.error[:300],
+                                 suspects=[{"path": s["path"], "symbol": s["symbol"], "score": s["score"],
+                                            "lines": s["lines"][:5]} for s in self._ranked])
         return self._ranked
 
 
@@ -126,7 +137,8 @@ def _suspect(spectrum: Spectrum, entry: dict) -> Target | None:
     if found is None:
         return None
     return Target(found[0], found[1], f"the failing tests run it and the passing ones less: spectrum score "
-                                      f"{entry['score']:.2f} at line {entry['lines'][0]}", tuple(entry["lines"]))
+                                      f"{entry['score']:.2f} at line {entry['lines'][0]}", tuple(entry["lines"]),
+                  found[2])
 
 
 def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> Target | None:
@@ -172,9 +184,10 @@ def _traced(sandbox: Sandbox, reading: GoalReading, expressions: list[str]) -> T
     return None
 
 
-def definition(sandbox: Sandbox, name: str, near: list[str], max_lines: int = MAX_LINES) -> tuple[str, str] | None:
-    """(path, qualified name) of the one definition of at most max_lines outside the tests that `name` names,
-    preferring the files the goal names; None when there is none or more than one."""
+def definition(sandbox: Sandbox, name: str, near: list[str],
+               max_lines: int = MAX_LINES) -> tuple[str, str, int] | None:
+    """(path, qualified name, length in lines) of the one definition of at most max_lines outside the tests that
+    `name` names, preferring the files the goal names; None when there is none or more than one."""
     ran = sandbox.run_tool("read_symbol", {"symbol": name, "path": "."}, 60)
     if not ran.success:
         return None
@@ -184,7 +197,7 @@ def definition(sandbox: Sandbox, name: str, near: list[str], max_lines: int = MA
     one = exact[0] if len(exact) == 1 else found[0] if len(found) == 1 else None
     if one is None or one.end - one.start + 1 > max_lines:
         return None
-    return one.path, one.name
+    return one.path, one.name, one.end - one.start + 1
 
 
 def _called(sandbox: Sandbox, tests: list[str], expressions: list[str]) -> list[str]:

@@ -111,7 +111,7 @@ def _constants(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterato
 
 def _off_by_one(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
     """A name (or attribute) one less and one more where it counts or indexes: `xs[i]`, `xs[:n]`, `range(n)`, and
-    the left of `%` and `//` (in brackets there: `(month - 1) % 3`)."""
+    the left of `%` and `//` (in brackets there: `(n - 1) % size`)."""
     counted: list[tuple[ast.AST, bool]] = []  # (operand, whether it needs brackets)
     if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
         counted.append((node.slice, False))

@@ -10,12 +10,13 @@ from omni.check.settled import Check, CheckNow
 from omni.goal.reading import GoalReading
 from omni.protocols import Events
 from omni.repair.block import MAX_DEFINITION
-from omni.repair.localize import MAX_LINES, Spectrum, Target, fix_target, suspects
+from omni.repair.localize import Spectrum, Target, fix_target, suspects
 from omni.repair.verified import VerifiedRepair
 from omni.results import Action, ToolResult
 
 ROUNDS = 2  # times the strategy asks for candidates per definition
 MAX_SUSPECTS = 3  # definitions omni's own rounds try, one after another, before the model's steps begin
+MAX_LONG = 2  # and besides them, definitions too long to ask for whole (their mechanical candidates alone: cheap)
 OWN_ROUNDS = ("omni_opening", "omni_suspect")  # the call ids of those rounds
 
 
@@ -25,9 +26,9 @@ class RepairStrategy:
     - own_action: omni's next action instead of the model's. First, the opening round on the definition the goal
       and the check point to (omni/repair/localize.py), when they point to exactly one, else on the spectrum's
       best. When a round of its own finds no fix, a round on the next definition the failing tests point to
-      (the spectrum's, ties included), up to MAX_SUSPECTS definitions: a wrong first target then costs a round, not
-      the run. Later, a round on the definition of an edit that made the check pass, once the finish gate found
-      tests it broke (they join it).
+      (the spectrum's, ties included), up to MAX_SUSPECTS definitions and MAX_LONG long ones: a wrong first target
+      then costs a round, not the run. Later, a round on the definition of an edit that made the check pass, once
+      the finish gate found tests it broke (they join it).
     - after_action: after an edit, a round on the definition the model was working on, when its rewrite was
       refused or changed nothing, or when its edit landed and the run's check still fails.
     - propose: the propose_fixes tool.
@@ -46,6 +47,7 @@ class RepairStrategy:
         self.suspects: list[Target] | None = None  # the next definitions to try; None: not looked up yet
         self.spectrum: Spectrum | None = None  # the failing tests' ranking, asked once by the opening and after it
         self.widen = False  # the last of omni's own rounds found no fix
+        self.long: set[tuple[str, str]] = set()  # the definitions tried too long to ask for whole
 
     def plan(self) -> list[str] | None:
         return None  # the planner's
@@ -105,15 +107,17 @@ class RepairStrategy:
 
     def next_suspect(self) -> Action | None:
         """A round of omni's own on the next definition the failing tests point to (the spectrum's, best first,
-        ties included, not tried yet); None when there is none, or MAX_SUSPECTS were tried."""
+        ties included, not tried yet); None when there is none, or MAX_SUSPECTS were tried (and MAX_LONG long
+        ones, which are not counted among them)."""
         tried = set(self.rounds)
-        if len(tried) >= MAX_SUSPECTS:
+        room = {False: MAX_SUSPECTS - len(tried - self.long), True: MAX_LONG - len(self.long)}
+        if room[False] <= 0:
             return None
         if self.suspects is None:
             self.events.emit("phase", name="asking the tests where to look next")
             spectrum = self.spectrum or self._spectrum(self.check_now.check())
-            self.suspects = suspects(spectrum, tried, MAX_SUSPECTS)
-        target = next((t for t in self.suspects if (t.path, t.symbol) not in tried), None)
+            self.suspects = suspects(spectrum, tried, MAX_SUSPECTS + MAX_LONG)
+        target = next((t for t in self.suspects if (t.path, t.symbol) not in tried and room[t.long] > 0), None)
         if target is None:
             return None
         return self._own_round(target, "opening" if not tried else "rung",
@@ -124,6 +128,8 @@ class RepairStrategy:
         """A round of omni's own on target, said as an event of `kind`; the lines the tests point to, when known,
         go to verified repair (its block rewrites)."""
         self.rounds[(target.path, target.symbol)] += 1
+        if target.long:
+            self.long.add((target.path, target.symbol))
         if target.lines:
             self.repair.focus[(target.path, target.symbol)] = target.lines
         self.events.emit(kind, path=target.path, symbol=target.symbol, why=why)
@@ -131,9 +137,8 @@ class RepairStrategy:
 
     def _spectrum(self, check: Check) -> Spectrum:
         """The ranking of the check's failing tests, or of its examples when no test fails; its suspects may be
-        long definitions when verified repair rewrites blocks."""
-        return Spectrum(self.repair.sandbox, check.tests, MAX_DEFINITION if self.repair.blocks else MAX_LINES,
-                        check.examples)
+        long definitions (verified repair tries their mechanical candidates, or rewrites blocks of them)."""
+        return Spectrum(self.repair.sandbox, check.tests, MAX_DEFINITION, check.examples, self.events)
 
     def after_action(self, action: Action, result: ToolResult) -> ToolResult:
         if self.repair is None:

@@ -65,34 +65,27 @@ class VerifiedRepair:
             return ToolResult.fail("tool_error", "there is no check to try fixes against: no test fails and the "
                                    "goal gives no example. Fix the code with an edit, or write a failing test first.")
         found, imports, whole = self.sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60), "", ""
-        block, near = None, frozenset()
+        block, near, size = None, frozenset(), 0
         if found.success:
             read = details("read_symbol", found)
             whole, size = read.sources[0], read.definitions[0].end - read.definitions[0].start + 1
             source = without_docstring(whole)
             block = self._block(path, symbol, read.definitions[0].start, whole)
             near = in_rewrite(self.focus.get((path, symbol), ()), read.definitions[0].start, whole)
-            if self.blocks and block is None and size > MAX_LINES:
-                return ToolResult.fail("tool_error", f"{symbol} is {size} lines, too long to rewrite whole, and the "
-                                       "tests point to no few lines of it: read it, and edit the lines at fault "
-                                       "yourself.")
         elif (imports := self._new(path, symbol, check)) is not None:
             source = ""  # not written yet: the candidates are new functions, added at the end of path
         else:
             return found
+        long = block is None and size > MAX_LINES  # too long to ask for whole: its mechanical candidates only
+        if long and (not self.mechanical or (path, symbol) in self.mutated):
+            tried = ", and its one-change candidates were tried already" if self.mechanical else ""
+            return ToolResult.fail("tool_error", f"{symbol} is {size} lines, too long to rewrite whole{tried}: read "
+                                   "the lines at fault, and edit them yourself.")
         rows: list = []  # (id, code, outcome) of every candidate of this call
         votes: dict[str, int] = {}
         baseline: list[dict] = []  # what the probes give on the code as it is
-        for round_number in range(ROUNDS_PER_CALL):
-            fields = dict(symbol=symbol, path=path, check=described(check, probes), note=note)
-            replies, how = self.model.samples(self._messages("propose_block", source=marked(whole, block), **fields)
-                                              if block else self._messages("propose", source=source, imports=imports,
-                                                                           documented=source != whole, **fields),
-                                              self.samples, TEMPERATURE)
-            for reply in replies:
-                self.meter.count(reply.usage, "candidates")
-            codes = [code_of(r.text) for r in replies]
-            rounds = [([spliced(whole, block, c) if c else c for c in codes] if block else codes, how)]
+        for round_number in range(1 if long else ROUNDS_PER_CALL):
+            rounds = [] if long else [self._sampled(path, symbol, whole, source, block, imports, check, probes, note)]
             if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
                 self.mutated.add((path, symbol))  # the mechanical ones once a definition, after the first samples
                 rounds.append(([spliced(whole, block, m) for m in mutants(inside(whole, block), self._affordable())]
@@ -109,7 +102,22 @@ class VerifiedRepair:
             if _settled(ranked):
                 break
             note = self._next_note(note, ranked, copies)
+        if long and not _settled(ranked):
+            return _unfixed_long(symbol, size, path, self.focus.get((path, symbol), ()), ranked)
         return self._decide(path, symbol, ranked, votes, len(rows), copies)
+
+    def _sampled(self, path: str, symbol: str, whole: str, source: str, block: Block | None, imports: str,
+                 check: Check, probes: Probes, note: str) -> tuple[list[str], str]:
+        """One round of sampled rewrites (of the block, when there is one): their code, and how they were asked."""
+        fields = dict(symbol=symbol, path=path, check=described(check, probes), note=note)
+        replies, how = self.model.samples(self._messages("propose_block", source=marked(whole, block), **fields)
+                                          if block else self._messages("propose", source=source, imports=imports,
+                                                                       documented=source != whole, **fields),
+                                          self.samples, TEMPERATURE)
+        for reply in replies:
+            self.meter.count(reply.usage, "candidates")
+        codes = [code_of(r.text) for r in replies]
+        return [spliced(whole, block, c) if c else c for c in codes] if block else codes, how
 
     def _affordable(self) -> int:
         """How many mechanical candidates fit in MECHANICAL_S, at what trying one sampled candidate took."""
@@ -230,6 +238,19 @@ class VerifiedRepair:
                 "Clear them with an edit that keeps what it does." if outcome.lint else "")
         return ToolResult.ok(f"{said}; candidate {n} passes the check ({votes[outcome.shape]} of {asked} wrote "
                              f"it) and is applied{tidied}.{lint}\n{applied.output}", details=applied.details)
+
+
+def _unfixed_long(symbol: str, size: int, path: str, lines: tuple[int, ...], ranked: list) -> ToolResult:
+    """A definition too long to ask for whole, whose one-change candidates found no fix: where to look (lines: those
+    the failing tests point to), without its code (the model reads the lines it needs)."""
+    where = f" The failing tests point to line(s) {', '.join(map(str, lines[:5]))} of {path}." if lines else ""
+    best = ranked[0][2] if ranked else None
+    how = (f" The best broke {', '.join(best.breaks[:3])}." if best and best.passes else
+           f" The best still fails: {best.message or ', '.join(best.failing[:3])}." if best else "")
+    tried = (f"omni tried {len(ranked)} one-change edit(s) of it, those at the lines the tests point to first, "
+             "and none passes the check without breaking tests" if ranked else "no one-change edit of it applies")
+    return ToolResult.fail("tests_failed", f"{symbol} is {size} lines, too long to rewrite whole; {tried}.{how}"
+                           f"{where} Read those lines, and edit the ones at fault.")
 
 
 def _settled(ranked: list) -> bool:

@@ -27,6 +27,11 @@ class CheckLines:
                                      else "") if p)
         self.print(f"  [green]✓ the run's check passes now[/] ({what}): asking the finish gate")
 
+    def on_spectrum(self, suspects, error="", **_):
+        best = ", ".join(f"{s['symbol']} {s['score']:.2f}" for s in suspects[:3])
+        said = f"best {best}" if best else f"no suspect ({error[:120]})" if error else "no suspect"
+        self.print(f"  [dim]the failing tests' spectrum: {safe(said)}[/]")
+
     def on_opening(self, path, symbol, why, **_):
         self.print(f"  [cyan]omni starts by trying rewrites of {safe(symbol)}[/] in {safe(path)} ({safe(why)})")
 

@@ -42,6 +42,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "verification": ("holds", "failing", "unrelated"),
     "briefing": ("text", "lines"),
     "check_passes": ("tests", "examples"),
+    "spectrum": ("side", "error", "suspects"),
     "opening": ("path", "symbol", "why"),
     "rung": ("path", "symbol", "why"),
     "validation": ("new_failures", "tests", "lint"),
