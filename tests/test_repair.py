@@ -473,6 +473,31 @@ def test_when_no_rule_names_a_definition_omni_tries_the_suspects_then_hands_over
     assert len(candidates(run)) == 8 and "return a + b" in (repo / "calc.py").read_text()
 
 
+def test_when_omnis_own_rounds_are_done_the_model_hears_the_suspects_left(tmp_path, fake, docker_engine):
+    """test_sum runs four functions that nothing else runs, so the spectrum ranks them alike: omni's own rounds try
+    three (add, mul, neg: no candidate has code), and the last round's observation names the fourth, with its line,
+    for the model's steps."""
+    code = ("def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n\n\n"
+            "def neg(a):\n    return -a\n\n\ndef sub(a, b):\n    return a - b\n")
+    test = ("from calc import add, mul, neg, sub\n\n\n"
+            "def test_sum():\n    assert add(2, 2) == mul(2, 2) + neg(sub(0, 0))\n")
+    repo = make_repo(tmp_path / "repo", {"calc.py": code, "test_calc.py": test})
+    nothing = {"choices": ["no idea", "no idea"]}
+    fake.add(*[nothing] * 6, PLAN, FINISH, FINISH, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", "--max-steps", "4", "make the sum right", fake=fake,
+                   opening_repair=True)
+    rounds = [e["symbol"] for e in run.events() if e["kind"] in ("opening", "rung")]
+    assert rounds == ["add", "mul", "neg"]
+    said = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes"]
+    assert [o["success"] for o in said] == [False] * 3
+    assert all("also point to" not in o["error"] for o in said[:2])
+    assert said[2]["error"].endswith("omni's own rounds are done. The failing tests also point to, best first: sub "
+                                     "in calc.py (line 14). Read the likeliest, then fix it (propose_fixes tries "
+                                     "rewrites of one).")
+    steps = [r for r in fake.requests if not r.get("n") and "high-level plan" not in str(r["messages"][-1]["content"])]
+    assert "sub in calc.py (line 14)" in json.dumps(steps[0]["messages"])  # the model's first step
+
+
 def test_a_candidate_that_breaks_a_neighbour_of_the_check_test_in_its_own_file_breaks(tmp_path, docker_engine):
     files = {**CALC, "test_calc.py": CALC["test_calc.py"] + "\n\ndef test_add_zero():\n    assert add(5, 0) == 5\n"}
     with own_sandbox(tmp_path, "neighbour", files) as box:

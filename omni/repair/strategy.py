@@ -17,6 +17,7 @@ from omni.results import Action, ToolResult
 ROUNDS = 2  # times the strategy asks for candidates per definition
 MAX_SUSPECTS = 3  # definitions omni's own rounds try, one after another, before the model's steps begin
 MAX_LONG = 2  # and besides them, definitions too long to ask for whole (their mechanical candidates alone: cheap)
+HINTED = 4  # the spectrum's suspects named to the model when omni's own rounds are done
 OWN_ROUNDS = ("omni_opening", "omni_suspect")  # the call ids of those rounds
 
 
@@ -27,8 +28,8 @@ class RepairStrategy:
       and the check point to (omni/repair/localize.py), when they point to exactly one, else on the spectrum's
       best. When a round of its own finds no fix, a round on the next definition the failing tests point to
       (the spectrum's, ties included), up to MAX_SUSPECTS definitions and MAX_LONG long ones: a wrong first target
-      then costs a round, not the run. Later, a round on the definition of an edit that made the check pass, once
-      the finish gate found tests it broke (they join it).
+      then costs a round, not the run; the last of them names the model the suspects left. Later, a round on the
+      definition of an edit that made the check pass, once the finish gate found tests it broke (they join it).
     - after_action: after an edit, a round on the definition the model was working on, when its rewrite was
       refused or changed nothing, or when its edit landed and the run's check still fails.
     - propose: the propose_fixes tool.
@@ -110,19 +111,32 @@ class RepairStrategy:
         ties included, not tried yet); None when there is none, or MAX_SUSPECTS were tried (and MAX_LONG long
         ones, which are not counted among them)."""
         tried = set(self.rounds)
-        room = {False: MAX_SUSPECTS - len(tried - self.long), True: MAX_LONG - len(self.long)}
-        if room[False] <= 0:
-            return None
-        if self.suspects is None:
+        if self.suspects is None and len(tried - self.long) < MAX_SUSPECTS:
             self.events.emit("phase", name="asking the tests where to look next")
-            spectrum = self.spectrum or self._spectrum(self.check_now.check())
-            self.suspects = suspects(spectrum, tried, MAX_SUSPECTS + MAX_LONG)
-        target = next((t for t in self.suspects if (t.path, t.symbol) not in tried and room[t.long] > 0), None)
-        if target is None:
+            self.spectrum = self.spectrum or self._spectrum(self.check_now.check())
+            self.suspects = suspects(self.spectrum, tried, MAX_SUSPECTS + MAX_LONG)
+        if (target := self._next_target()) is None:
             return None
         return self._own_round(target, "opening" if not tried else "rung",
                                target.why + ("" if not tried else "; the rewrites of what came before found no fix"),
                                f"omni_suspect_{len(tried) + 1}")
+
+    def _next_target(self) -> Target | None:
+        """The next suspect a round of omni's own would try, once the suspects are known; None when there is none
+        left or the rounds' room is spent."""
+        tried = set(self.rounds)
+        room = {False: MAX_SUSPECTS - len(tried - self.long), True: MAX_LONG - len(self.long)}
+        if room[False] <= 0 or self.suspects is None:
+            return None
+        return next((t for t in self.suspects if (t.path, t.symbol) not in tried and room[t.long] > 0), None)
+
+    def _untried(self) -> str:
+        """Where else the failing tests point, for the model's steps once omni's own rounds are done: the
+        spectrum's next suspects, with the line each is pointed to at ("" when there are none)."""
+        rest = suspects(self.spectrum, set(self.rounds), HINTED) if self.spectrum else []
+        named = "; ".join(f"{t.symbol} in {t.path}" + (f" (line {t.lines[0]})" if t.lines else "") for t in rest)
+        return (f"\n\nomni's own rounds are done. The failing tests also point to, best first: {named}. Read the "
+                "likeliest, then fix it (propose_fixes tries rewrites of one)." if named else "")
 
     def _own_round(self, target: Target, kind: str, why: str, call_id: str) -> Action:
         """A round of omni's own on target, said as an event of `kind`; the lines the tests point to, when known,
@@ -148,6 +162,8 @@ class RepairStrategy:
             where = (str(action.args["path"]), str(action.args["symbol"]))
             self.passed = (where, len(self.check_now.check().tests)) if result.success else None
             self.widen = not result.success and action.call_id.startswith(OWN_ROUNDS)
+            if self.widen and self.suspects is not None and self._next_target() is None:
+                result = result.model_copy(update={"error": result.error + self._untried()})
         if target is None:
             return result
         self.passed = None
