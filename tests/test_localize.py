@@ -8,7 +8,7 @@ from conftest import make_repo
 
 from omni.box.local import LocalSandbox
 from omni.goal.reading import read_goal
-from omni.repair.localize import Target, fix_target, is_test_file
+from omni.repair.localize import Spectrum, Target, fix_target, is_test_file
 
 CORE = """def check_label(label):
     if label[0] == '-' and label[-1] == '-':
@@ -152,3 +152,36 @@ def test_test_files_are_told_apart_from_code():
     assert is_test_file("tests/test_core.py") and is_test_file("pkg/test_x.py") and is_test_file("a/b_test.py")
     assert is_test_file(".omni/check/test_reproduce.py") and is_test_file("conftest.py")
     assert not is_test_file("pkg/core.py") and not is_test_file("pkg/testing_tools.py")
+
+
+_COMPARE = ("def compare(a, b):\n    ra, rb = rank(a), rank(b)\n"
+            "    return '=' if ra == rb else '<' if ra < rb else '>'\n")
+VERSIONS = {
+    "ver.py": ("def rank(v):\n    if v.endswith('+'):\n        return 0\n    return 1\n\n\n"
+               "def describe(v):\n    text = 'version ' + v\n    return text\n\n\n" + _COMPARE),
+    "tests/test_ver.py": "from ver import compare, describe, rank\n\n\n" + "".join(
+        f"def test_a{n}():\n    describe('{n}+')\n    assert compare('{n}+', '{n}') == '>'\n\n\n"
+        for n in (1, 2, 3)) + "".join(
+        f"def test_b{n}():\n    assert compare('{n}+', '{n}') == '>'\n\n\n" for n in (4, 5, 6)) +
+        "def test_c():\n    assert rank('7+') in (0, 2)\n\n\n" + "".join(
+        f"def test_d{n}():\n    assert compare('{a}', '{b}') == '='\n\n\n"
+        for n, (a, b) in enumerate(["12", "21", "11"])),
+}
+
+
+def test_the_spectrums_failing_side_is_every_failing_test_of_the_traced_files(tmp_path):
+    """Six tests fail because rank() puts '+' versions first; the first three also call describe(), which no passing
+    test runs. Three failing tests rank describe() first (the lines only they run); all six rank rank()'s faulty
+    line first, which every failing test runs and one passing test does."""
+    box = LocalSandbox(make_repo(tmp_path / "repo", VERSIONS))
+    try:
+        failing = [f"tests/test_ver.py::test_{x}" for x in ("a1", "a2", "a3", "b4", "b5", "b6")]
+        three = box.run_tool("spectrum", {"failing": failing[:3]}, 120)
+        assert three.success and three.details["suspects"][0]["symbol"] == "describe", three.output
+        spectrum = Spectrum(box, failing)
+        assert spectrum.failing() == failing
+        ranked = spectrum.ranked()
+        assert (ranked[0]["symbol"], ranked[0]["lines"]) == ("rank", [3]), ranked
+        assert [s["symbol"] for s in ranked].index("describe") > 0
+    finally:
+        box.close()

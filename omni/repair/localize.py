@@ -39,7 +39,8 @@ from omni.goal.reading import GoalReading, name_words
 from omni.protocols import Events, Sandbox
 
 MAX_LINES = 80
-MAX_TESTS = 3  # failing tests whose bodies are read for rule 4
+MAX_TESTS = 3  # failing tests whose bodies are read for rule 4; the spectrum traces their files
+MAX_FAILING = 400  # failing tests in those files that make the spectrum's failing side
 MAX_TRACED = 6  # rule 6 looks for the one short function among at most this many the examples ran
 _NOT_PROJECT = set(dir(builtins)) | {"self", "super"}
 _SHOWN = {"__repr__", "__str__"}  # a failed assert's report runs them: never the spectrum's suspects
@@ -120,7 +121,7 @@ class Spectrum:
         """Best first, without the methods that show a value (__repr__, __str__): pytest's report of a failed assert
         formats the values it compared, so they run in the failing tests only, whatever the bug."""
         if self._ranked is None:
-            side = {"failing": self.tests[:MAX_TESTS]} if self.tests else \
+            side = {"failing": self.failing()} if self.tests else \
                 {"examples": self.examples[:MAX_TESTS]} if self.examples else None
             ran = self.sandbox.run_tool("spectrum", side, 600) if side else None
             found = getattr(details("spectrum", ran), "suspects", []) if ran and ran.success else []
@@ -130,6 +131,15 @@ class Spectrum:
                                  suspects=[{"path": s["path"], "symbol": s["symbol"], "score": s["score"],
                                             "lines": s["lines"][:5]} for s in self._ranked])
         return self._ranked
+
+
+    def failing(self) -> list[str]:
+        """The spectrum's failing side: every failing test in the files of the first MAX_TESTS (the tracer runs
+        those files whole either way). Three of many failing tests make the lines those three run alike the best,
+        where the cause runs in every failing test and in some passing ones: a flaw in code every test runs shows
+        first in what it leads to in a few of them."""
+        files = {t.split("::")[0] for t in self.tests[:MAX_TESTS]}
+        return [t for t in self.tests if t.split("::")[0] in files][:MAX_FAILING]
 
 
 def _suspect(spectrum: Spectrum, entry: dict) -> Target | None:
