@@ -48,6 +48,25 @@ def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, doc
     assert "return a + b" in (repo / "calc.py").read_text() and not (repo / ".omni" / "check").exists()
 
 
+def test_when_omnis_own_round_comes_first_the_reproduction_test_does_not_wait_for_a_plan(tmp_path, fake,
+                                                                                         docker_engine):
+    """The plan is put off until something reads it (verified repair's opening round acts first): the reproduction
+    test is the run's first request, the opening round's candidates the next, and when one of them fixes the code
+    nothing reads a plan, so none is asked for."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    right = "```python\ndef add(a, b):\n    return a + b\n```"
+    fake.add(PLAN, SHOWS, {"choices": [right, right]})
+    run = run_omni(repo, "--yes", "--samples", "2", GOAL, fake=fake, reproduce=True, opening_repair=True,
+                   finish_on_check=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (check,) = checks(run)
+    assert check["source"] == "reproduction test" and "try 1" in check["result"]
+    assert len(fake.requests) == 2 and fake.requests[1]["n"] == 2
+    assert not any("high-level plan" in str(r["messages"][-1]["content"]) for r in fake.requests)
+    assert "test_code" in json.dumps(fake.requests[0]["response_format"])  # the reproduction test's schema
+    assert "return a + b" in (repo / "calc.py").read_text()
+
+
 def test_a_test_that_fails_on_its_own_mistake_is_not_a_reproduction(tmp_path, fake, docker_engine):
     """It calls the module as if it were the function: it fails, but with a TypeError, and would fail
     whatever the fix. omni asks again, saying so."""

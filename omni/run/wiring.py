@@ -184,8 +184,11 @@ def goal_scope(reading: GoalReading, base: TestState, events) -> GoalTests:
 
 def after_the_plan(agent: Agent, prompt: str) -> list[dict]:
     """A reproduction test's request shares the plan's prefix (the steps' conversation): asked after the plan, the
-    server reads only what is new, where beside it two slots would each read the whole prefix."""
-    agent.planning.take()
+    server reads only what is new, where beside it two slots would each read the whole prefix. A plan put off until
+    something reads it (omni's own round comes first) is not asked for here: that round needs the test, not the
+    plan, and the plan's request later shares the same prefix."""
+    if not agent.planning.deferred:
+        agent.planning.take()
     return agent.conversation.messages(prompt)
 
 
