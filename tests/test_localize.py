@@ -185,3 +185,35 @@ def test_the_spectrums_failing_side_is_every_failing_test_of_the_traced_files(tm
         assert [s["symbol"] for s in ranked].index("describe") > 0
     finally:
         box.close()
+
+
+SHOWN = {
+    "values.py": ("class V:\n    def __init__(self, n):\n        self.n = n\n\n"
+                  "    def __eq__(self, other):\n        return self.n == other.n\n\n"
+                  "    def __repr__(self):\n        return f'V({self.text})'\n\n"
+                  "    @property\n    def text(self):\n        return str(self.n)\n\n\n"
+                  "def larger(a, b):\n    return a if a.n < b.n else b\n"),
+    "tests/test_values.py": ("from values import V, larger\n\n\n"
+                             "def test_larger():\n    assert larger(V(1), V(2)) == V(2)\n\n\n"
+                             "def test_many():\n    assert [larger(V(1), V(2))] == [V(2)]\n\n\n"
+                             "def test_same():\n    assert larger(V(2), V(2)) == V(2)\n\n\n"
+                             "def test_text():\n    assert V(3).text == '3'\n"),
+}
+
+
+def test_what_pytests_report_of_a_failed_assert_runs_counts_on_neither_side(tmp_path):
+    """The failing asserts compare V objects, so pytest's report formats them (through reprlib, and through pprint
+    for the lists), running V.__repr__ and the property it reads in failing tests only. Those lines are left out:
+    larger(), which the failing tests and a passing one run, is among the best; the property, which only a passing
+    test runs itself, is not ranked at all."""
+    box = LocalSandbox(make_repo(tmp_path / "repo", SHOWN))
+    try:
+        ran = box.run_tool("spectrum", {"failing": ["tests/test_values.py::test_larger",
+                                                    "tests/test_values.py::test_many"]}, 120)
+        assert ran.success, ran.error
+        ranked = ran.details["suspects"]
+        best = [s["symbol"] for s in ranked if s["score"] == ranked[0]["score"]]
+        assert "larger" in best and len(best) == 2, ranked  # with __eq__, which the same tests run
+        assert not {"V.__repr__", "V.text"} & {s["symbol"] for s in ranked}  # else 1.00: only failing tests
+    finally:
+        box.close()

@@ -1,6 +1,7 @@
 """spectrum: where the failing tests go that the passing ones do not (spectrum-based fault localization). The
 failing tests, the other tests of their files and the test files of the code they ran run under a line tracer
-(spectrum_run.py, in the project's Python); each line of the project's own code gets the Ochiai score
+(spectrum_run.py, in the project's Python; what pytest's own report of a failed assert runs, a __repr__ and all
+it calls, is left out); each line of the project's own code gets the Ochiai score
 ef / sqrt(F * (ef + ep)), where ef and ep are the failing and passing tests that ran it and F all failing ones; a
 definition scores as its best line, and among equals the one more of whose lines passing tests run goes first.
 It needs no word of the goal: the tests say where to look. Where no test fails and the goal's examples do, the

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import sysconfig
 import threading
 
 import pytest
@@ -19,11 +20,20 @@ def _is_test(rel: str) -> bool:
             or any(p in ("tests", "test", "testing") for p in parts[:-1]))
 
 
+STDLIB = sysconfig.get_paths()["stdlib"]
+MAX_DEPTH = 12  # frames looked up past the standard library's for pytest's
+
+
+def _is_pytest(filename: str) -> bool:
+    return f"{os.sep}_pytest{os.sep}" in filename
+
+
 class Spectrum:
     def __init__(self, root: str):
         self.root = os.path.realpath(root) + os.sep
         self.own: dict[str, str | None] = {}  # a code object's file -> its path in the project, or None
         self.lines: set[tuple[str, int]] = set()
+        self.reporting: set[int] = set()  # the project's frames running under pytest's own code (not traced)
         self.tests: dict[str, dict] = {}
 
     def _project(self, filename: str) -> str | None:
@@ -38,8 +48,32 @@ class Spectrum:
         rel = self._project(frame.f_code.co_filename)
         if rel is None:
             return None
+        if self._under_pytest(frame.f_back):
+            self.reporting.add(id(frame))  # pytest's report of a failed assert formats the values it compared
+            return self._reported
         self.lines.add((rel, frame.f_lineno))
         return self._line
+
+    def _under_pytest(self, caller) -> bool:
+        """Whether a project frame called from caller runs under pytest's own code: a frame pytest called (through
+        the standard library's reprlib or pprint, say), or one such a frame called."""
+        for _ in range(MAX_DEPTH):
+            if caller is None or self._project(caller.f_code.co_filename) is not None:
+                return caller is not None and id(caller) in self.reporting
+            name = caller.f_code.co_filename
+            if _is_pytest(name):
+                return True
+            if not name.startswith((STDLIB, "<")):  # a test file, a plugin: the test's own calls
+                return False
+            caller = caller.f_back
+        return False
+
+    def _reported(self, frame, event, arg):
+        """A frame of the project's that pytest called (the report of a failed assert calling a __repr__, and all
+        it calls): only failing tests run it, whatever the bug, so its lines count on neither side."""
+        if event == "return":
+            self.reporting.discard(id(frame))
+        return self._reported
 
     def _line(self, frame, event, arg):
         if event == "line":
