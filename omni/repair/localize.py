@@ -43,7 +43,7 @@ MAX_TESTS = 3  # failing tests whose bodies are read for rule 4; the spectrum tr
 MAX_FAILING = 400  # failing tests in those files that make the spectrum's failing side
 MAX_TRACED = 6  # rule 6 looks for the one short function among at most this many the examples ran
 _NOT_PROJECT = set(dir(builtins)) | {"self", "super"}
-_SHOWN = {"__repr__", "__str__"}  # a failed assert's report runs them: never the spectrum's suspects
+_SHOWN = {"__repr__", "__str__"}  # methods that show a value: never the spectrum's suspects
 
 
 @dataclass(frozen=True)
@@ -118,8 +118,9 @@ class Spectrum:
         self._ranked: list[dict] | None = None
 
     def ranked(self) -> list[dict]:
-        """Best first, without the methods that show a value (__repr__, __str__): pytest's report of a failed assert
-        formats the values it compared, so they run in the failing tests only, whatever the bug."""
+        """Best first, without the methods that show a value (__repr__, __str__). What pytest's report of a failed
+        assert runs is left out by the tracer itself (tools/spectrum_run.py); these stay out also when a test shows
+        a value of its own accord."""
         if self._ranked is None:
             side = {"failing": self.failing()} if self.tests else \
                 {"examples": self.examples[:MAX_TESTS]} if self.examples else None
