@@ -83,6 +83,23 @@ def test_a_test_that_fails_on_its_own_mistake_is_not_a_reproduction(tmp_path, fa
     assert "'module' object is not callable" in second_ask
 
 
+def test_a_test_cut_off_at_its_cap_is_asked_again_shorter_and_not_run(tmp_path, fake, docker_engine):
+    """The request caps the reply below the run's own cap (a small model can repeat itself to it); a reply that
+    reaches it is not written or run, and the next ask says why."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    cut = {"text": '{"test_code": "from calc import add\\n\\ndef test_add():\\n    assert add(2, 2) == 4\\n    assert add(',
+           "finish_reason": "length"}
+    fake.add(PLAN, cut, SHOWS, FIX, FINISH)
+    run = run_omni(repo, "--yes", "--max-tokens", "4096", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (check,) = checks(run)
+    assert check["source"] == "reproduction test" and "try 2" in check["result"]
+    assert fake.requests[1]["max_tokens"] == fake.requests[2]["max_tokens"] == 512
+    assert fake.requests[0]["max_tokens"] == 4096  # the plan keeps the run's own cap
+    second_ask = fake.requests[2]["messages"][-1]["content"]
+    assert "cut off at the length limit (512 tokens)" in second_ask and "It did not fail" not in second_ask
+
+
 def test_no_reproduction_in_two_tries_is_said_and_the_run_goes_on(tmp_path, fake, docker_engine):
     repo = make_repo(tmp_path / "repo", FILES)
     fake.add(PLAN, PASSES, {"text": "I am not sure how to test this."}, FIX, FINISH)

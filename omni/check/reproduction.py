@@ -19,6 +19,8 @@ from omni.protocols import Events, Model, Sandbox
 
 PATH = ".omni/check/test_reproduce.py"
 ASSERTIONS = {"AssertionError", "Failed"}  # a failed assert, or pytest.raises/pytest.fail: the behaviour is wrong
+MAX_TOKENS = 512  # a reply's cap: a test file of one or two short tests is 100-300 tokens; a small model that runs
+                  # on past that repeats itself to the configured cap (1,024 with --local: two minutes on a CPU)
 
 
 class ReproductionTest(BaseModel):
@@ -63,8 +65,13 @@ class Reproduction:
         feedback = ""
         for attempt in range(1, self.attempts + 1):
             prompt = self.prompts.render("reproduce", goal=self.goal, path=PATH, feedback=feedback)
-            reply = self.model.text(messages(prompt), schema=ReproductionTest, tools=self.tools)
+            reply = self.model.text(messages(prompt), schema=ReproductionTest, tools=self.tools,
+                                    max_tokens=MAX_TOKENS)
             self.meter.count(reply.usage, "reproduction")
+            if reply.finish_reason == "length":
+                feedback = (f"Your reply was cut off at the length limit ({MAX_TOKENS} tokens) before the file was "
+                            "complete. Write a shorter file: the imports and one short test function.")
+                continue
             code = _test_code(reply.text)
             if not code:
                 feedback = "Your reply held no test file. Answer with the JSON object and the complete file."

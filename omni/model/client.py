@@ -72,11 +72,15 @@ class ChatModel:
         return reply
 
     def text(self, messages: list[dict[str, Any]], schema: type[BaseModel] | None = None,
-             tools: list[dict[str, Any]] | None = None) -> Reply:
+             tools: list[dict[str, Any]] | None = None, max_tokens: int | None = None) -> Reply:
         """A reply without a tool call (planning, review, a reproduction test). With a schema, and where the
         server constrains replies to a JSON schema, the reply is constrained to it; the caller parses
-        leniently either way. tools: the steps' tool list, sent (tool_choice none) to keep the steps' prefix."""
+        leniently either way. tools: the steps' tool list, sent (tool_choice none) to keep the steps' prefix.
+        max_tokens: a cap for this reply, below the configured one (never above it)."""
         keep = self._keep_prefix(tools)
+        caps = [cap for cap in (max_tokens, self.config.max_tokens) if cap]
+        if caps:
+            keep["max_tokens"] = min(caps)
         if schema is None or not self.structured():
             return self._request(messages, **keep)
         fmt = {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()}}
