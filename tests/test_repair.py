@@ -721,6 +721,8 @@ def test_a_definition_too_long_to_rewrite_whole_gets_its_one_change_candidates_a
     assert [c["passes"] for c in seen[:3]] == [False, False, True]  # `seen + 1`, `seen - 2`, then `seen - 0`
     assert "        total = seen - 0\n" in (repo / "tally.py").read_text()
     assert not fake.requests  # the round did the work before any step: no plan, no step
+    (status,) = [e for e in run.events() if e["kind"] == "status"]
+    assert status["usage"]["cost_kind"] == "local"  # the server is the user's own: said so, though nothing was asked
 
 
 @pytest.mark.parametrize("blocks", [[], ["--block-rewrites"]], ids=["whole", "block-rewrites"])

@@ -119,7 +119,7 @@ def _run(run: Run, models, engine, warm: threading.Thread) -> None:
     answers = TerminalAnswers(run.ui) if run.interactive else NoUser(prompts.render("no_user"))
     parts = Parts(model, planner, run.sandbox, toolbox, prompts, events, answers)
     agent = wiring.build_agent(request, s, parts, workspace, events, run.ui, run.interactive, system, files,
-                               context, UsageMeter(events))
+                               context, UsageMeter(events, _cost_kind(model, planner)))
     if request.plan_only:
         agent.interruptible(agent.make_plan)
         run.status, run.message = "planned", agent.state.plan.render() if agent.state.plan else ""
@@ -142,3 +142,9 @@ def _close(run: Run, handler, wall: float) -> dict:
         if handler:
             handler.__exit__()
         signal.signal(signal.SIGINT, previous)
+
+
+def _cost_kind(*models: ChatModel) -> str:
+    """The run's cost kind before any request: "local" when every model is a server of the user's own (nothing
+    is spent whatever happens); otherwise none yet, as a priced or unknown kind comes with its first request."""
+    return "local" if all(m.cost_kind == "local" for m in models) else ""
