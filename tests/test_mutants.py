@@ -38,6 +38,14 @@ def changed_lines(before: str, after: str) -> list[str]:
     ("    return list(range(a, self.size))", "    return list(range(a, self.size + 1))"),
     ("    key = key or a", "    key = a"),
     ("    return key and a and b", "    return key and b"),
+    ("    return a if a < b else b", "    return a if a > b else b"),
+    ("    return a if a <= b else b", "    return a if a > b else b"),
+    ("    return max(items)", "    return min(items)"),
+    ("    return all(items)", "    return any(items)"),
+    ("    return key.endswith(a)", "    return key.startswith(a)"),
+    ("    return key.rstrip()", "    return key.lstrip()"),
+    ("    return a if key else b", "    return a if not key else b"),
+    ("    return a if key and seen else b", "    return a if not (key and seen) else b"),
 ])
 def test_the_one_change_a_bug_is_often_made_of_is_among_them(line, fixed):
     source = f"def f(a, b, key=None, seen=(), items=(), self=None):\n{line}\n"
@@ -46,6 +54,16 @@ def test_the_one_change_a_bug_is_often_made_of_is_among_them(line, fixed):
     for variant in variants:
         ast.parse(variant)
         assert len(changed_lines(source, variant)) == 1 and variant != source
+
+
+def test_a_loop_that_stops_or_goes_on_and_a_condition_negated():
+    source = "def f(xs):\n    for x in xs:\n        if x.done:\n            break\n    return xs\n"
+    changed = [changed_lines(source, v) for v in mutants(source, limit=100)]
+    assert ["+            continue"] in changed and ["+        if not x.done:"] in changed
+    compared = "def f(a, b):\n    if a == b:\n        return a\n"  # a comparison: its operator turns instead
+    assert [changed_lines(compared, v) for v in mutants(compared, limit=100)] == [["+    if a != b:"]]
+    forever = "def f():\n    while True:\n        g()\n"  # a loop run until it breaks: no `not True`
+    assert [changed_lines(forever, v) for v in mutants(forever, limit=100)] == [["+    while False:"]]
 
 
 def test_formatting_comments_docstring_and_indentation_are_kept():
@@ -74,9 +92,10 @@ def test_the_changes_on_the_lines_the_failing_tests_point_to_come_first():
     body = "\n".join(f"    x{n} = a < {n + 2} and b" for n in range(20))
     source = f"def f(a, b):\n{body}\n    return x19 + b if a < b else x0 - b\n"
     last = len(source.splitlines())
-    near = [changed_lines(source, v)[0] for v in mutants(source, limit=4, near=frozenset({last}))]
+    near = [changed_lines(source, v)[0] for v in mutants(source, limit=6, near=frozenset({last}))]
     assert near == ["+    return x19 + b if a <= b else x0 - b", "+    return x19 - b if a < b else x0 - b",
-                    "+    return x19 + b if a < b else x0 + b", "+    x0 = a <= 2 and b"]  # then the others
+                    "+    return x19 + b if a > b else x0 - b", "+    return x19 + b if a < b else x0 + b",
+                    "+    return x19 + b if a >= b else x0 - b", "+    x0 = a <= 2 and b"]  # then the others
     plain = [changed_lines(source, v)[0] for v in mutants(source, limit=4)]
     assert "+    return x19 + b if a <= b else x0 - b" not in plain and "+    x0 = a <= 2 and b" in plain
 

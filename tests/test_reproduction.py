@@ -87,8 +87,8 @@ def test_a_test_cut_off_at_its_cap_is_asked_again_shorter_and_not_run(tmp_path, 
     """The request caps the reply below the run's own cap (a small model can repeat itself to it); a reply that
     reaches it is not written or run, and the next ask says why."""
     repo = make_repo(tmp_path / "repo", FILES)
-    cut = {"text": '{"test_code": "from calc import add\\n\\ndef test_add():\\n    assert add(2, 2) == 4\\n    assert add(',
-           "finish_reason": "length"}
+    cut = {"text": '{"test_code": "from calc import add\\n\\ndef test_add():\\n    assert add(2, 2) == 4\\n'
+                   '    assert add(', "finish_reason": "length"}
     fake.add(PLAN, cut, SHOWS, FIX, FINISH)
     run = run_omni(repo, "--yes", "--max-tokens", "4096", GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr

@@ -2,7 +2,10 @@
 (formatting and comments kept): a comparison's boundary (`<` and `<=`, `==` and `!=`, `in` and `not in`), `and` and
 `or`, a `not` dropped, `+` and `-`, an integer one more or one less, a name one more or one less where it counts or
 indexes (an index, a slice's bound, `range`'s end, the left of `%` and `//`), the two arguments of a call swapped,
-`True` and `False`, one operand of `and`/`or` left out (`x = x or y` for `x = y`). They cost no model call; verified
+`True` and `False`, one operand of `and`/`or` left out (`x = x or y` for `x = y`); then a comparison turned the
+other way or negated (`<` as `>` or `>=`), a call of one of a pair of twins as the other (`min` and `max`,
+`startswith` and `endswith`, `lstrip` and `rstrip`, ...), `break` and `continue`, and a condition negated (`if x:` as
+`if not x:`), the operators mutation testing tools apply beside the first. They cost no model call; verified
 repair tries them beside the sampled rewrites, judged the same way, when a round of samples found none that passes
 (omni/repair/verified.py). A 1.5B model asked for a 40-line rewrite mostly writes the code back unchanged; a
 one-token fix is among these. Only so many are tried: the changes on the lines the failing tests point to (the
@@ -21,6 +24,12 @@ _COMPARE = {ast.Lt: ("<", "<="), ast.LtE: ("<=", "<"), ast.Gt: (">", ">="), ast.
             ast.Is: ("is", "is not"), ast.IsNot: ("is not", "is")}
 _BOOL = {ast.And: ("and", "or"), ast.Or: ("or", "and")}
 _BINARY = {ast.Add: ("+", "-"), ast.Sub: ("-", "+"), ast.FloorDiv: ("//", "/"), ast.Div: ("/", "//")}
+_DIRECTIONS = {ast.Lt: ("<", (">", ">=")), ast.LtE: ("<=", (">=", ">")), ast.Gt: (">", ("<", "<=")),
+               ast.GtE: (">=", ("<=", "<"))}  # the other way, then negated (the boundary is _COMPARE's)
+_PAIRS = [("min", "max"), ("any", "all"), ("startswith", "endswith"), ("lstrip", "rstrip"), ("upper", "lower"),
+          ("isupper", "islower"), ("find", "rfind"), ("index", "rindex"), ("split", "rsplit"),
+          ("partition", "rpartition"), ("ljust", "rjust"), ("floor", "ceil"), ("removeprefix", "removesuffix")]
+_TWINS = {a: b for pair in _PAIRS for a, b in (pair, pair[::-1])}
 
 Edit = tuple[int, int, int, int, str]  # first line, first column, last line, end column (1-based lines), new text
 
@@ -60,7 +69,8 @@ def _edits(tree: ast.AST, lines: list[str], near: frozenset[int]) -> Iterator[Ed
                   if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and b.body
                   and isinstance(b.body[0], ast.Expr) and isinstance(b.body[0].value, ast.Constant)}
     kinds = [[edit for node in nodes for edit in kind(node, lines, docstrings)]
-             for kind in (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands)]
+             for kind in (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands,
+                          _directions, _twins, _negations)]
     for on_near in (True, False):
         picked = [[edit for edit in kind if (edit[0] in near) == on_near] for kind in kinds]
         for turn in range(max(map(len, picked), default=0)):
@@ -156,6 +166,40 @@ def _operands(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator
         if n == 0:  # the first operand and the operator after it
             yield (left.lineno, left.col_offset, right.lineno, right.col_offset, "")
         yield (left.end_lineno, left.end_col_offset, right.end_lineno, right.end_col_offset, "")
+
+
+def _directions(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    if isinstance(node, ast.Compare):
+        for op, left, right in zip(node.ops, [node.left, *node.comparators], node.comparators, strict=False):
+            old, news = _DIRECTIONS.get(type(op), ("", ()))
+            for new in news:
+                yield from _between(lines, left, right, old, new)
+
+
+def _twins(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    """The called name of one of a pair as the other: `min(xs)` as `max(xs)`, `s.lstrip()` as `s.rstrip()`."""
+    called = node.func if isinstance(node, ast.Call) else None
+    if isinstance(called, ast.Name) and called.id in _TWINS:
+        yield _at(called, _TWINS[called.id])
+    elif isinstance(called, ast.Attribute) and called.attr in _TWINS:
+        end = called.end_col_offset
+        yield (called.end_lineno, end - len(called.attr), called.end_lineno, end, _TWINS[called.attr])
+    elif isinstance(node, ast.Break):
+        yield _at(node, "continue")
+    elif isinstance(node, ast.Continue):
+        yield _at(node, "break")
+
+
+def _negations(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    """The condition of an `if`, `while` or `x if c else y` negated, when it is on one line and is not already a
+    `not` (dropping that is _logic's) or a comparison (turning its operator is _COMPARE's and _DIRECTIONS')."""
+    test = node.test if isinstance(node, (ast.If, ast.While, ast.IfExp)) else None
+    if test is None or test.lineno != test.end_lineno or isinstance(test, (ast.Compare, ast.Constant)) \
+            or (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):  # `while True:` stays
+        return
+    text = lines[test.lineno - 1].encode()[test.col_offset:test.end_col_offset].decode()
+    simple = isinstance(test, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+    yield _at(test, f"not {text}" if simple else f"not ({text})")
 
 
 def _between(lines: list[str], left: ast.AST, right: ast.AST, old: str, new: str) -> Iterator[Edit]:

@@ -22,6 +22,7 @@ from omni.model.usage import UsageMeter
 from omni.model.endpoint import resolve_models
 from omni.model.pricing import check_max_cost
 from omni.prompts import Prompts
+from omni.protocols import Model
 from omni.run import instructions, wiring
 from omni.run.cleanup import cleanup_after_killed_runs
 from omni.run.finish import finish
@@ -144,7 +145,7 @@ def _close(run: Run, handler, wall: float) -> dict:
         signal.signal(signal.SIGINT, previous)
 
 
-def _cost_kind(*models: ChatModel) -> str:
+def _cost_kind(*models: Model) -> str:
     """The run's cost kind before any request: "local" when every model is a server of the user's own (nothing
     is spent whatever happens); otherwise none yet, as a priced or unknown kind comes with its first request."""
     return "local" if all(m.cost_kind == "local" for m in models) else ""
