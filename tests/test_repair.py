@@ -45,6 +45,9 @@ def test_the_third_candidate_passes_and_is_the_one_applied(calc_repo, fake, dock
     asked = sampled["messages"][1]["content"]
     assert asked.startswith("The goal: make add() return the sum") and "def add(a, b):\n    return a - b" in asked
     assert "Code the goal names" not in asked
+    # how the check fails on the code as it is: the assertion with its values, before any candidate was tried
+    assert "How it fails now:\n```\ntest_calc.py::test_add\n" in asked and "E       assert 0 == 4" in asked
+    assert asked.count("assert 0 == 4") == 1  # the message once: the trace says it
     observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
     assert observation["success"] and "candidate 3 passes the check" in observation["output"]
     assert "+    return a + b" in (run.run_dir / "diff.patch").read_text()
@@ -416,6 +419,8 @@ def test_the_opening_round_writes_a_function_the_goal_asks_for_and_lists_it_in_a
     assert "a new function to add at the end of pkg/seqs.py" in asked
     assert "from collections import defaultdict\n```" in asked
     assert "with a one-line\ndocstring" in asked  # a new public function is documented (funcy's test_docs)
+    assert "How it fails now:\n```\nthe goal's example `count_reps([0, 1, 0]) == {0: 2, 1: 1}` does not hold: " \
+           "count_reps([0, 1, 0]) raises" in asked
     first, second = candidates(run)
     assert not first["applied"] and "rolled back" in first["error"] and second["passes"]
     written = (repo / "pkg/seqs.py").read_text()

@@ -15,6 +15,7 @@ from testmap import for_sources
 from workspace import ToolError, nearest_paths, resolve
 
 TRACE_LINES = 12
+FAILURE = 800  # characters of one failing test's message and trace kept in run_tests' details
 
 
 def _changes(ctx: Context) -> list[tuple[str, str]]:
@@ -193,6 +194,13 @@ def _junit_summary(path: str, workspace) -> dict | None:
     return {"counts": counts, "failing": failing}
 
 
+def _failure_text(failure: dict) -> str:
+    """A failing test's message and the end of its trace, the message left out where the trace says it."""
+    first = failure["message"].strip().splitlines()[:1]
+    text = failure["trace"] if first and first[0] in failure["trace"] else f"{failure['message']}\n{failure['trace']}"
+    return text.strip()[:FAILURE]
+
+
 def run_tests(ctx: Context, selection: list[str] | None = None, timeout: int = 600) -> dict:
     selection = selection or []
     if ctx.test_command:
@@ -281,7 +289,8 @@ def _pytest(ctx: Context, selection: list[str], timeout: int) -> dict:
     return result(ok, text, error="" if ok else head, failure="tests_failed", exit_code=done.exit_code,
                   summary=c, failing=[f["id"] for f in summary["failing"]], headline=head,
                   raised={f["id"]: f["raised"] for f in summary["failing"]},
-                  missing={f["id"]: f["missing"] for f in summary["failing"] if f["missing"]})
+                  missing={f["id"]: f["missing"] for f in summary["failing"] if f["missing"]},
+                  failures={f["id"]: _failure_text(f) for f in summary["failing"][:10]})
 
 
 def shell(ctx: Context, command: str, timeout: int = 120) -> dict:

@@ -107,6 +107,8 @@ class TestDetails(Details):
     headline: str = Field("", description="one line: the counts")
     raised: dict[str, str] = Field(default_factory=dict, description="failing test id -> the exception it raised")
     missing: dict[str, str] = Field(default_factory=dict, description="test id -> a module it needs, not installed")
+    failures: dict[str, str] = Field(default_factory=dict, description="failing test id -> its message and the end "
+                                     "of its trace (the first ten failing tests)")
 
 
 class ExamplesDetails(Details):

@@ -83,3 +83,19 @@ def still_failing(sandbox: Sandbox, check: Check, stop_early: bool = False) -> l
             if not found.failing and not found.summary.passed:
                 failing.append(f"its tests ran none: {found.headline}")
     return failing
+
+
+def how_it_fails(sandbox: Sandbox, check: Check) -> str:
+    """How the check fails on the workspace now, for a prompt: the goal's examples that do not hold, with what
+    they give, or else the first failing test's message and the end of its trace; "" when it holds."""
+    if check.examples:
+        done, error = evaluate(sandbox, [Example(**e) for e in check.examples])
+        wrong = [f"the goal's example {e.describe()}" for e in done if not e.holds][:2]
+        if wrong or error:
+            return "\n".join(wrong) or f"the goal's examples could not be evaluated: {error}"
+    for test in check.tests[:1]:
+        ran = sandbox.run_tool("run_tests", {"selection": [test], "timeout": TEST_TIMEOUT}, TEST_TIMEOUT + 30)
+        found = details("run_tests", ran)
+        if found.failing:
+            return f"{found.failing[0]}\n{found.failures.get(found.failing[0], '')}".strip()
+    return ""

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from omni.box.toolbox import details
-from omni.check.settled import Check
+from omni.check.settled import Check, how_it_fails
 from omni.goal.examples import bare_calls
 from omni.goal.reading import GoalReading
 from omni.model.textmode import code_of
@@ -81,11 +81,13 @@ class VerifiedRepair:
             tried = ", and its one-change candidates were tried already" if self.mechanical else ""
             return ToolResult.fail("tool_error", f"{symbol} is {size} lines, too long to rewrite whole{tried}: read "
                                    "the lines at fault, and edit them yourself.")
+        failure = "" if long else how_it_fails(self.sandbox, check)  # the samples' prompt shows it
         rows: list = []  # (id, code, outcome) of every candidate of this call
         votes: dict[str, int] = {}
         baseline: list[dict] = []  # what the probes give on the code as it is
         for round_number in range(1 if long else ROUNDS_PER_CALL):
-            rounds = [] if long else [self._sampled(path, symbol, whole, source, block, imports, check, probes, note)]
+            rounds = [] if long else [self._sampled(path, symbol, whole, source, block, imports, check, probes, note,
+                                                    failure)]
             if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
                 self.mutated.add((path, symbol))  # the mechanical ones once a definition, after the first samples
                 rounds.append(([spliced(whole, block, m) for m in mutants(inside(whole, block), self._affordable())]
@@ -107,9 +109,10 @@ class VerifiedRepair:
         return self._decide(path, symbol, ranked, votes, len(rows), copies)
 
     def _sampled(self, path: str, symbol: str, whole: str, source: str, block: Block | None, imports: str,
-                 check: Check, probes: Probes, note: str) -> tuple[list[str], str]:
-        """One round of sampled rewrites (of the block, when there is one): their code, and how they were asked."""
-        fields = dict(symbol=symbol, path=path, check=described(check, probes), note=note)
+                 check: Check, probes: Probes, note: str, failure: str) -> tuple[list[str], str]:
+        """One round of sampled rewrites (of the block, when there is one): their code, and how they were asked.
+        failure: how the check fails on the code as it is (the assertion and its values), "" when unknown."""
+        fields = dict(symbol=symbol, path=path, check=described(check, probes), note=note, failure=failure)
         replies, how = self.model.samples(self._messages("propose_block", source=marked(whole, block), **fields)
                                           if block else self._messages("propose", source=source, imports=imports,
                                                                        documented=source != whole, **fields),
