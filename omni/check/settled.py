@@ -17,6 +17,7 @@ from omni.protocols import Sandbox
 from omni.results import Action
 
 TEST_TIMEOUT = 300
+FAILURE = 900  # characters of how_it_fails: a prompt's few lines, not a structure's whole repr
 
 
 @dataclass
@@ -92,10 +93,10 @@ def how_it_fails(sandbox: Sandbox, check: Check) -> str:
         done, error = evaluate(sandbox, [Example(**e) for e in check.examples])
         wrong = [f"the goal's example {e.describe()}" for e in done if not e.holds][:2]
         if wrong or error:
-            return "\n".join(wrong) or f"the goal's examples could not be evaluated: {error}"
+            return ("\n".join(wrong) or f"the goal's examples could not be evaluated: {error}")[:FAILURE]
     for test in check.tests[:1]:
         ran = sandbox.run_tool("run_tests", {"selection": [test], "timeout": TEST_TIMEOUT}, TEST_TIMEOUT + 30)
         found = details("run_tests", ran)
         if found.failing:
-            return f"{found.failing[0]}\n{found.failures.get(found.failing[0], '')}".strip()
+            return f"{found.failing[0]}\n{found.failures.get(found.failing[0], '')}".strip()[:FAILURE]
     return ""
