@@ -77,6 +77,14 @@ def test_a_reply_cut_off_at_max_tokens_runs_nothing_and_says_how_to_fit(fake, mo
     assert "change one function at a time" in reply.format_error
 
 
+def test_a_text_replys_own_cap_is_never_above_the_runs(fake):
+    fake.add({"text": "a"}, {"text": "b"}, {"text": "c"})
+    model(fake, max_tokens=1024).text(MESSAGES, max_tokens=512)
+    model(fake, max_tokens=256).text(MESSAGES, max_tokens=512)  # the user's lower cap holds
+    model(fake, max_tokens=None).text(MESSAGES, max_tokens=512)
+    assert [r["max_tokens"] for r in fake.requests] == [512, 256, 512]
+
+
 def test_malformed_argument_json_is_kept_for_a_model_facing_error(fake):
     fake.add({"tool": "read_file", "args": '{"path": "x.py"'})
     reply = model(fake, tool_mode="native").complete(MESSAGES, Toolbox().schemas())
