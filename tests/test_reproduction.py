@@ -12,7 +12,8 @@ from conftest import make_repo, run_omni
 pytestmark = pytest.mark.docker
 
 FILES = {"calc.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
-         "test_calc.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"}
+         "test_calc.py": "import os\n\nimport pytest\nfrom calc import mul\n\n\ndef test_mul():\n"
+                         "    assert mul(2, 3) == 6\n"}
 PLAN = {"text": "1. Fix add\n2. Finish", "plan": True}
 GOAL = "adding two numbers gives the wrong answer"
 PASSES = {"text": json.dumps({"test_code": "from calc import mul\n\n\ndef test_mul_again():\n"
@@ -38,6 +39,8 @@ def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, doc
     assert "✓ check: reproduction test: fails on the starting code" in run.stdout
     second_ask = fake.requests[2]["messages"][-1]["content"]
     assert "It passed on the starting code" in second_ask
+    # how the project's own tests reach its code, not the standard library or pytest
+    assert "import its code like this:\n```python\nfrom calc import mul\n```" in second_ask
     # on the steps' conversation, with the steps' tools (not to be called): one prefix for the server's cache
     assert fake.requests[1]["tools"] == fake.requests[3]["tools"] and fake.requests[1]["tool_choice"] == "none"
     assert fake.requests[1]["messages"][0] == fake.requests[3]["messages"][0]

@@ -7,6 +7,8 @@ suite does not collect it (a dot folder), and it never enters the run's diff."""
 
 from __future__ import annotations
 
+import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -19,6 +21,7 @@ from omni.protocols import Events, Model, Sandbox
 
 PATH = ".omni/check/test_reproduce.py"
 ASSERTIONS = {"AssertionError", "Failed"}  # a failed assert, or pytest.raises/pytest.fail: the behaviour is wrong
+SHOWN_IMPORTS = 6  # the project's tests' most common import lines of its own code, shown to the test's writer
 MAX_TOKENS = 512  # a reply's cap: a test file of one or two short tests is 100-300 tokens; a small model that runs
                   # on past that repeats itself to the configured cap (1,024 with --local: two minutes on a CPU)
 
@@ -62,9 +65,9 @@ class Reproduction:
         return found
 
     def _reproduce(self, messages: Callable[[str], list[dict]]) -> Established:
-        feedback = ""
+        feedback, imports = "", test_imports(self.sandbox)
         for attempt in range(1, self.attempts + 1):
-            prompt = self.prompts.render("reproduce", goal=self.goal, path=PATH, feedback=feedback)
+            prompt = self.prompts.render("reproduce", goal=self.goal, path=PATH, feedback=feedback, imports=imports)
             reply = self.model.text(messages(prompt), schema=ReproductionTest, tools=self.tools,
                                     max_tokens=MAX_TOKENS)
             self.meter.count(reply.usage, "reproduction")
@@ -105,3 +108,24 @@ def _test_code(text: str) -> str:
         return ReproductionTest.model_validate(json_object(text)).test_code.strip()
     except (ValueError, ValidationError):
         return code_of(text)
+
+
+def test_imports(sandbox: Sandbox) -> str:
+    """The import lines the project's own tests use most for its code (not the standard library's or pytest's),
+    most common first: how a new test reaches the code, which a small model otherwise guesses (an ImportError is
+    no reproduction)."""
+    found = sandbox.run_tool("search", {"pattern": r"^(from|import)\s+\w", "glob": "test*.py", "max_results": 400},
+                             60)
+    if not found.success:
+        return ""
+    lines = Counter(m.text.strip() for m in details("search", found).matches)
+    own = [line for line, _ in lines.most_common() if _root(line) not in _NOT_OWN]
+    return "\n".join(own[:SHOWN_IMPORTS])
+
+
+_NOT_OWN = set(sys.stdlib_module_names) | {"__future__", "pytest", "_pytest", "mock", "hypothesis"}
+
+
+def _root(line: str) -> str:
+    """The top module an import line names: `from a.b import c` -> a, `import a.b as c` -> a."""
+    return line.split()[1].split(".")[0].rstrip(",")
