@@ -65,7 +65,7 @@ class Reproduction:
         return found
 
     def _reproduce(self, messages: Callable[[str], list[dict]]) -> Established:
-        feedback, imports = "", test_imports(self.sandbox)
+        feedback, imports = "", imports_in_tests(self.sandbox)
         for attempt in range(1, self.attempts + 1):
             prompt = self.prompts.render("reproduce", goal=self.goal, path=PATH, feedback=feedback, imports=imports)
             reply = self.model.text(messages(prompt), schema=ReproductionTest, tools=self.tools,
@@ -110,7 +110,7 @@ def _test_code(text: str) -> str:
         return code_of(text)
 
 
-def test_imports(sandbox: Sandbox) -> str:
+def imports_in_tests(sandbox: Sandbox) -> str:
     """The import lines the project's own tests use most for its code (not the standard library's or pytest's),
     most common first: how a new test reaches the code, which a small model otherwise guesses (an ImportError is
     no reproduction)."""
