@@ -75,8 +75,7 @@ class SymbolDetails(Details):
 class EditDetails(Details):
     unchanged: bool = Field(False, description="the edit would change nothing; nothing was written")
     new_errors: int = 0
-    symbols: list[str] = Field(default_factory=list, description="qualified names of the innermost definitions "
-                               "holding the changed lines of a Python file")
+    symbols: list[str] = Field(default_factory=list, description="innermost definitions holding the changed lines")
 
 
 class LintFinding(BaseModel):
@@ -107,8 +106,7 @@ class TestDetails(Details):
     headline: str = Field("", description="one line: the counts")
     raised: dict[str, str] = Field(default_factory=dict, description="failing test id -> the exception it raised")
     missing: dict[str, str] = Field(default_factory=dict, description="test id -> a module it needs, not installed")
-    failures: dict[str, str] = Field(default_factory=dict, description="failing test id -> its message and the end "
-                                     "of its trace (the first ten failing tests)")
+    failures: dict[str, str] = Field(default_factory=dict, description="failing test id -> message and trace end")
 
 
 class ExamplesDetails(Details):
