@@ -66,14 +66,9 @@ def holds(sandbox: Sandbox, check: Check) -> bool:
 def still_failing(sandbox: Sandbox, check: Check, stop_early: bool = False) -> list[str]:
     """What of the check does not hold on the workspace now, each said for the model and the user: an example
     with what it gives, a test by its id. stop_early: at the first example that fails, the tests are not run."""
-    failing: list[str] = []
-    if check.examples:
-        done, error = evaluate(sandbox, [Example(**e) for e in check.examples])
-        if error:  # they ran at the start: the change broke them (an endless loop, a syntax error on import)
-            failing.append(f"the goal's examples could not be evaluated: {error}")
-        failing += [f"the goal's example {e.describe()}" for e in done if not e.holds]
-        if failing and stop_early:
-            return failing
+    failing = examples_failing(sandbox, check)
+    if failing and stop_early:
+        return failing
     if check.tests:
         ran = sandbox.run_tool("run_tests", {"selection": check.tests, "timeout": TEST_TIMEOUT}, TEST_TIMEOUT + 30)
         found = details("run_tests", ran)
@@ -86,14 +81,21 @@ def still_failing(sandbox: Sandbox, check: Check, stop_early: bool = False) -> l
     return failing
 
 
+def examples_failing(sandbox: Sandbox, check: Check) -> list[str]:
+    """The goal's examples that do not hold on the workspace now, each with what it gives; none without examples."""
+    if not check.examples:
+        return []
+    done, error = evaluate(sandbox, [Example(**e) for e in check.examples])
+    # they ran at the start: an error now is the change's (an endless loop, a syntax error on import)
+    failing = [f"the goal's examples could not be evaluated: {error}"] if error else []
+    return failing + [f"the goal's example {e.describe()}" for e in done if not e.holds]
+
+
 def how_it_fails(sandbox: Sandbox, check: Check) -> str:
     """How the check fails on the workspace now, for a prompt: the goal's examples that do not hold, with what
     they give, or else the first failing test's message and the end of its trace; "" when it holds."""
-    if check.examples:
-        done, error = evaluate(sandbox, [Example(**e) for e in check.examples])
-        wrong = [f"the goal's example {e.describe()}" for e in done if not e.holds][:2]
-        if wrong or error:
-            return ("\n".join(wrong) or f"the goal's examples could not be evaluated: {error}")[:FAILURE]
+    if wrong := examples_failing(sandbox, check):
+        return "\n".join(wrong[:2])[:FAILURE]
     for test in check.tests[:1]:
         ran = sandbox.run_tool("run_tests", {"selection": [test], "timeout": TEST_TIMEOUT}, TEST_TIMEOUT + 30)
         found = details("run_tests", ran)
