@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,11 @@ import pytest
 from fake_server import FakeOpenAI
 
 GIT_ID = ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
+# A shell that starts the suite in the background (`bash .ci/run &`, nohup) starts it with Ctrl-C ignored, and every
+# omni the tests start inherits that: the tests that press Ctrl-C themselves would see nothing happen.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 SECRET_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENROUTER_API_KEY", "OLLAMA_HOST",
               "OMNI_MODEL", "OMNI_PLANNER_MODEL")
 
