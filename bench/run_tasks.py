@@ -260,6 +260,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("bench-results.jsonl"))
     parser.add_argument("--runs", type=int, default=1, help="run every task this many times (a 1.5B model is noisy)")
     parser.add_argument("--check", action="store_true", help="verify the tasks themselves and exit")
+    parser.add_argument("--resume", action="store_true", help="go on with --out: a task an agent has a row for in "
+                        "that run is not run again, and the table counts the rows already there")
     parser.add_argument("--via-batch", action="store_true", help="run the omni agent's tasks through `omni batch` "
                         "(the feature's own path), --workers at once")
     parser.add_argument("--workers", type=int, default=1, help="with --via-batch: tasks at once")
@@ -293,7 +295,12 @@ def main() -> None:
             bad += verdict != "ok"
             print(f"{task['id']:<28} {task['package']:<16} {task['level']:<8} {verdict}")
         sys.exit(1 if bad else 0)
-    rows = []
+    if opts.resume and opts.via_batch:
+        parser.error("--resume goes task by task; it does not go with --via-batch")
+    rows = [json.loads(line) for line in opts.out.read_text().splitlines() if line.strip()] \
+        if opts.resume and opts.out.is_file() else []
+    rows = [r for r in rows if r["task"] in {t["id"] for t in tasks} and r["agent"] in opts.agents.split(",")]
+    done = {(r.get("run", 1), r["task"], r["agent"]) for r in rows}
     with opts.out.open("a") as out:
         for run in range(1, opts.runs + 1):  # run by run, so a stopped benchmark has whole runs
             batched = run_via_batch(tasks, opts, run) if opts.via_batch and "omni" in opts.agents.split(",") else {}
@@ -305,6 +312,8 @@ def main() -> None:
                         out.write(json.dumps(row) + "\n")
                         out.flush()
                         rows.append(row)
+                        continue
+                    if (run, task["id"], agent) in done:
                         continue
                     with tempfile.TemporaryDirectory(prefix=f"{task['id']}-{agent}-") as tmp:
                         work = Path(tmp)

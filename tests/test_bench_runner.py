@@ -101,3 +101,20 @@ def test_an_unresolved_run_says_how_it_failed(fake, tmp_path):
     again = subprocess.run([sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--rescore", str(out)],
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "failures: wrong target 1" in again.stdout
+
+
+def test_a_stopped_benchmark_goes_on_where_it_stopped(tmp_path):
+    """--resume with the same results file: the rows already there are not run again, and the table counts them."""
+    out = tmp_path / "results.jsonl"
+    command = [sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--tasks", "parse-negative-int",
+               "--agents", "none,fixer", "--agent", FIXER, "--limit-s", "120", "--out", str(out)]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=900, env=clean_env())
+    assert first.returncode == 0, first.stdout + first.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    out.write_text(json.dumps(rows[0]) + "\n")  # stopped after its first row: fixer's is to do
+    again = subprocess.run([*command, "--resume", "--runs", "2"], capture_output=True, text=True, timeout=900,
+                           env=clean_env())
+    assert again.returncode == 0, again.stdout + again.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["run"], r["agent"]) for r in rows] == [(1, "none"), (1, "fixer"), (2, "none"), (2, "fixer")]
+    assert "| fixer | 2/2 | 1, 1 | 1.0 | 1 |" in again.stdout and "| none | 0/2 | 0, 0 |" in again.stdout
