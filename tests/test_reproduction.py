@@ -31,8 +31,7 @@ def checks(run) -> list[dict]:
 def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, docker_engine):
     repo = make_repo(tmp_path / "repo", FILES)
     fake.add(PLAN, PASSES, SHOWS, FIX, FINISH)
-    run = run_omni(repo, "--yes", "add() in calc.py gives the wrong answer for two numbers", fake=fake,
-                   reproduce=True)
+    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
     (check,) = checks(run)
     assert check["source"] == "reproduction test"
@@ -42,12 +41,9 @@ def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, doc
     assert "It passed on the starting code" in second_ask
     # how the project's own tests reach its code, not the standard library or pytest
     assert "import its code like this:\n```python\nfrom calc import mul\n```" in second_ask
-    # a short conversation of its own, not the steps' (their system prompt and tools are a cold prefix of
-    # thousands of tokens on a local server), with the code the goal names
-    asked = fake.requests[1]
-    assert "tools" not in asked and len(asked["messages"]) == 2 and "pytest test" in asked["messages"][0]["content"]
-    assert asked["messages"][0] != fake.requests[3]["messages"][0] and "tools" in fake.requests[3]
-    assert "1| def add(a, b):\n2|     return a - b" in asked["messages"][1]["content"]
+    # on the steps' conversation, with the steps' tools (not to be called): one prefix for the server's cache
+    assert fake.requests[1]["tools"] == fake.requests[3]["tools"] and fake.requests[1]["tool_choice"] == "none"
+    assert fake.requests[1]["messages"][0] == fake.requests[3]["messages"][0]
     step = fake.requests[3]["messages"][1]["content"]  # the goal message carries the briefing
     assert "test_add_sums" in step and "Make it pass" in step
     diff = (run.run_dir / "diff.patch").read_text()
@@ -126,15 +122,3 @@ def test_failing_tests_at_the_start_are_the_check_and_cost_no_request(calc_repo,
     (check,) = checks(run)
     assert check["source"] == "tests failing at the start" and check["tests"] == ["test_calc.py::test_add"]
     assert len(fake.requests) == 3  # plan, edit, finish: nothing asked for a reproduction
-
-
-def test_the_test_writer_is_shown_the_start_of_long_code_and_told_the_rest_is_cut():
-    """Enough of the code the goal names to call it (its first CODE_LINES lines), not all 160 the briefing may
-    hold: the request's prompt is read cold by the server."""
-    from omni.check.reproduction import CODE_LINES, Reproduction
-
-    code = "\n".join(f"{n}| line {n}" for n in range(1, CODE_LINES + 41))
-    shown = Reproduction(None, None, None, None, None, "goal", code).code.splitlines()
-    assert shown[:-1] == code.splitlines()[:CODE_LINES]
-    assert shown[-1] == "[40 more lines not shown]"
-    assert Reproduction(None, None, None, None, None, "goal", "1| x").code == "1| x"

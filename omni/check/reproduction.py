@@ -24,7 +24,6 @@ ASSERTIONS = {"AssertionError", "Failed"}  # a failed assert, or pytest.raises/p
 SHOWN_IMPORTS = 6  # the project's tests' most common import lines of its own code, shown to the test's writer
 MAX_TOKENS = 512  # a reply's cap: a test file of one or two short tests is 100-300 tokens; a small model that runs
                   # on past that repeats itself to the configured cap (1,024 with --local: two minutes on a CPU)
-CODE_LINES = 60  # of the code the goal names, shown to the test's writer: how to call it, not every line of it
 
 
 class ReproductionTest(BaseModel):
@@ -39,37 +38,25 @@ class Established:
 
 
 class Reproduction:
-    """The request is a short conversation of its own (the goal, the code the goal names, how the tests import
-    it), not the steps': on the local server the steps' prefix (the system prompt and 22 tools' schemas, then the
-    goal and its code) is 3,000-4,000 tokens, read at 30-40 a second when cold, and the run's first action
-    waited 94-137 s on it (bench/README.md, run AS). With omni's opening round acting first, nothing else had read
-    that prefix yet."""
-
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter,
-                 goal: str, code: str = "", attempts: int = 2):
+                 goal: str, attempts: int = 2, tools: list[dict] | None = None):
         # meter: the run's usage meter (omni/loop/state.py), which counts these requests with the rest;
-        # code: the code the goal names, as the briefing looked it up (omni/run/briefing.py)
+        # tools: the steps' tool list, sent along so the request extends the steps' cached prefix
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
-        self.goal, self.attempts = goal, attempts
-        lines = code.splitlines()
-        self.code = "\n".join(lines[:CODE_LINES]) + (f"\n[{len(lines) - CODE_LINES} more lines not shown]"
-                                                      if len(lines) > CODE_LINES else "")
+        self.goal, self.attempts, self.tools = goal, attempts, tools
         self.tests: list[str] = []
 
-    def establish(self, failing: list[str], examples: int, first: Callable[[], None] = lambda: None,
+    def establish(self, failing: list[str], examples: int, messages: Callable[[str], list[dict]],
                   reproduce: bool = True, unrelated: list[str] | None = None) -> Established:
         """Settle the check once, say it in the record and the live log, and return it. failing: the tests failing
-        at the start that the goal is about; first: called before a reproduction test's first request (the run
-        takes a plan it has already asked for: the plan is shown before the check, and the two requests do not
-        split the server's cores); reproduce: whether to ask for a reproduction test when there are none (a goal
-        that asks for something new has no failing behaviour to show); unrelated: the tests failing at the start
-        that the goal is not about, for the record."""
+        at the start that the goal is about; reproduce: whether to ask for a reproduction test when there are none
+        (a goal that asks for something new has no failing behaviour to show); unrelated: the tests failing at the
+        start that the goal is not about, for the record."""
         if examples or failing:
             found = Established("goal examples" if examples else "tests failing at the start", failing,
                                 f"{examples} example(s) to hold" if examples else f"{len(failing)} test(s) fail")
         elif reproduce:
-            first()
-            found = self._reproduce()
+            found = self._reproduce(messages)
         else:
             found = Established("none", [], "the goal asks for something new: no test can fail before it is done, "
                                 "so the tests that pass now and the review check the result")
@@ -77,14 +64,12 @@ class Reproduction:
                          and found.source in ("none", "reproduction test"), unrelated=unrelated or [])
         return found
 
-    def _reproduce(self) -> Established:
+    def _reproduce(self, messages: Callable[[str], list[dict]]) -> Established:
         feedback, imports = "", imports_in_tests(self.sandbox)
         for attempt in range(1, self.attempts + 1):
-            prompt = self.prompts.render("reproduce", goal=self.goal, path=PATH, feedback=feedback, imports=imports,
-                                         code=self.code)
-            messages = [{"role": "system", "content": self.prompts.render("reproduce_system")},
-                        {"role": "user", "content": prompt}]
-            reply = self.model.text(messages, schema=ReproductionTest, max_tokens=MAX_TOKENS)
+            prompt = self.prompts.render("reproduce", goal=self.goal, path=PATH, feedback=feedback, imports=imports)
+            reply = self.model.text(messages(prompt), schema=ReproductionTest, tools=self.tools,
+                                    max_tokens=MAX_TOKENS)
             self.meter.count(reply.usage, "reproduction")
             if reply.finish_reason == "length":
                 feedback = (f"Your reply was cut off at the length limit ({MAX_TOKENS} tokens) before the file was "

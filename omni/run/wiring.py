@@ -122,7 +122,8 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     code = "\n\n".join(p for p in (examples.start(sandbox), named_code(sandbox, reading, files)) if p)
     if not request.plan_only:
         gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
-    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, reading.text, code)
+    tools = parts.toolbox.schemas()  # requests on the steps' conversation send the steps' tools (a stable prefix)
+    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, reading.text, tools=tools)
 
     def about() -> list[str]:  # the tests failing at the start that the goal is about (settled in ready())
         return [t for t in sorted(gate.base_tests.failing) if t not in gate.unrelated]
@@ -161,7 +162,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
         gate.unrelated = scope.unrelated
         # a goal asking for something new has no failing behaviour yet; a delegated change is checked by the gate
         reproduce = s.reproduce and reading.fault and not delegated
-        reproduction.establish(scope.about, len(examples.examples), partial(plan_if_asked, agent), reproduce,
+        reproduction.establish(scope.about, len(examples.examples), partial(after_the_plan, agent), reproduce,
                                scope.unrelated)
 
     hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, strategy=strategy,
@@ -181,13 +182,14 @@ def goal_scope(reading: GoalReading, base: TestState, events) -> GoalTests:
     return GoalTests(scope.about, scope.unrelated + sorted(missing))
 
 
-def plan_if_asked(agent: Agent) -> None:
-    """Before a reproduction test's request, the plan, when its request was sent at the start (the model's steps
-    come first): it is shown before the check, and the two requests do not split the server's cores. A plan put
-    off until something reads it (omni's own round comes first) is not asked for here: that round needs the test,
-    not the plan."""
+def after_the_plan(agent: Agent, prompt: str) -> list[dict]:
+    """A reproduction test's request shares the plan's prefix (the steps' conversation): asked after the plan, the
+    server reads only what is new, where beside it two slots would each read the whole prefix. A plan put off until
+    something reads it (omni's own round comes first) is not asked for here: that round needs the test, not the
+    plan, and the plan's request later shares the same prefix."""
     if not agent.planning.deferred:
         agent.planning.take()
+    return agent.conversation.messages(prompt)
 
 
 def aider_delegate(request, s: Settings, parts: Parts, events, ui, meter: UsageMeter, hints):
