@@ -84,6 +84,12 @@ def test_a_test_that_fails_on_its_own_mistake_is_not_a_reproduction(tmp_path, fa
     second_ask = fake.requests[2]["messages"][-1]["content"]
     assert "It did not fail on an assertion (it raised TypeError)" in second_ask
     assert "'module' object is not callable" in second_ask
+    first, second = [e for e in run.events() if e["kind"] == "reproduction_try"]  # each try's test, in the record
+    assert first["attempt"] == 1 and "calc(2, 2)" in first["code"] and not first["fails_as_it_should"]
+    assert "'module' object is not callable" in first["outcome"]
+    assert second["fails_as_it_should"] and "add(2, 2) == 4" in second["code"] and "1 failed" in second["outcome"]
+    assert "reproduction test, try 1: It did not fail on an assertion (it raised TypeError)" in run.stdout
+    assert "reproduction test, try 2: fails on the starting code, as it should" in run.stdout
 
 
 def test_a_test_cut_off_at_its_cap_is_asked_again_shorter_and_not_run(tmp_path, fake, docker_engine):

@@ -71,36 +71,41 @@ class Reproduction:
             reply = self.model.text(messages(prompt), schema=ReproductionTest, tools=self.tools,
                                     max_tokens=MAX_TOKENS)
             self.meter.count(reply.usage, "reproduction")
-            if reply.finish_reason == "length":
-                feedback = (f"Your reply was cut off at the length limit ({MAX_TOKENS} tokens) before the file was "
-                            "complete. Write a shorter file: the imports and one short test function.")
-                continue
-            code = _test_code(reply.text)
-            if not code:
-                feedback = "Your reply held no test file. Answer with the JSON object and the complete file."
-                continue
-            written = self.sandbox.run_tool("create_file", {"path": PATH, "content": code, "overwrite": True}, 60)
-            if not written.success:
-                feedback = f"The file could not be written: {written.error[:300]}"
-                continue
-            ran = self.sandbox.run_tool("run_tests", {"selection": [PATH], "timeout": 120}, 150)
-            found = details("run_tests", ran)
-            counts = found.summary
-            wrong = sorted({found.raised.get(t) or "AssertionError" for t in found.failing} - ASSERTIONS)  # unknown: ok
-            if counts is not None and counts.failed and not counts.errors and not wrong:
-                self.tests = list(found.failing)
-                return Established("reproduction test", self.tests,
-                                   f"fails on the starting code as it should ({found.headline}; try {attempt})")
-            if counts is not None and not counts.failed and not counts.errors:
-                feedback = ("It passed on the starting code, so it does not show the problem: test the behaviour "
-                            "the goal says is wrong.")
-            else:
-                what = f"it raised {', '.join(wrong)}" if wrong else "an error"
-                feedback = (f"It did not fail on an assertion ({what}): the test itself is wrong, in how it "
-                            "imports or calls the code. Fix that, and assert the behaviour.\n"
-                            + (ran.output or ran.error)[-800:])
+            code, tests, said = self._tried(reply)
+            self.events.emit("reproduction_try", attempt=attempt, code=code, fails_as_it_should=bool(tests),
+                             outcome=said)  # the record says what each try's test did, so such runs can be read
+            if tests:
+                self.tests = tests
+                return Established("reproduction test", tests,
+                                   f"fails on the starting code as it should ({said}; try {attempt})")
+            feedback = said
         self.sandbox.run_tool("delete_file", {"path": PATH}, 30)
         return Established("none", [], f"no reproduction test failed on the starting code in {self.attempts} tries")
+
+    def _tried(self, reply) -> tuple[str, list[str], str]:
+        """One reply's test written and run: (its code, its failing tests, the run's headline) when it fails on an
+        assertion, else (its code, [], what went wrong, for the next try's prompt)."""
+        if reply.finish_reason == "length":
+            return "", [], (f"Your reply was cut off at the length limit ({MAX_TOKENS} tokens) before the file was "
+                            "complete. Write a shorter file: the imports and one short test function.")
+        code = _test_code(reply.text)
+        if not code:
+            return "", [], "Your reply held no test file. Answer with the JSON object and the complete file."
+        written = self.sandbox.run_tool("create_file", {"path": PATH, "content": code, "overwrite": True}, 60)
+        if not written.success:
+            return code, [], f"The file could not be written: {written.error[:300]}"
+        ran = self.sandbox.run_tool("run_tests", {"selection": [PATH], "timeout": 120}, 150)
+        found = details("run_tests", ran)
+        counts = found.summary
+        wrong = sorted({found.raised.get(t) or "AssertionError" for t in found.failing} - ASSERTIONS)  # unknown: ok
+        if counts is not None and counts.failed and not counts.errors and not wrong:
+            return code, list(found.failing), found.headline
+        if counts is not None and not counts.failed and not counts.errors:
+            return code, [], ("It passed on the starting code, so it does not show the problem: test the behaviour "
+                              "the goal says is wrong.")
+        what = f"it raised {', '.join(wrong)}" if wrong else "an error"
+        return code, [], (f"It did not fail on an assertion ({what}): the test itself is wrong, in how it imports "
+                          "or calls the code. Fix that, and assert the behaviour.\n" + (ran.output or ran.error)[-800:])
 
 
 def _test_code(text: str) -> str:
