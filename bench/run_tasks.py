@@ -280,7 +280,10 @@ def main() -> None:
     if opts.rescore:
         if not opts.rescore.is_file():
             parser.error(f"--rescore: no results file at {opts.rescore}")
-        rows = rescore(opts.rescore)
+        try:
+            rows = rescore(opts.rescore)
+        except ValueError as exc:
+            parser.error(f"--rescore: {exc}")
         for row in rows:
             print(json.dumps({k: v for k, v in row.items() if k != "log"}))
         print(by_half(rows, list(dict.fromkeys(r["agent"] for r in rows))))
@@ -297,8 +300,10 @@ def main() -> None:
         sys.exit(1 if bad else 0)
     if opts.resume and opts.via_batch:
         parser.error("--resume goes task by task; it does not go with --via-batch")
-    rows = [json.loads(line) for line in opts.out.read_text().splitlines() if line.strip()] \
-        if opts.resume and opts.out.is_file() else []
+    try:
+        rows = read_rows(opts.out) if opts.resume and opts.out.is_file() else []
+    except ValueError as exc:
+        parser.error(f"--resume: {exc}")
     rows = [r for r in rows if r["task"] in {t["id"] for t in tasks} and r["agent"] in opts.agents.split(",")]
     done = {(r.get("run", 1), r["task"], r["agent"]) for r in rows}
     with opts.out.open("a") as out:
@@ -367,9 +372,25 @@ def run_via_batch(tasks: list[dict], opts, run: int) -> dict[str, dict]:
     return rows
 
 
+def read_rows(results: Path) -> list[dict]:
+    """The rows of a results file; ValueError naming the first line that is not one (a run killed mid-write)."""
+    rows = []
+    for n, line in enumerate(results.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            row = None
+        if not isinstance(row, dict) or not {"task", "agent"} <= row.keys():
+            raise ValueError(f"line {n} of {results} is not a result row (a task's and an agent's): {line[:80]}")
+        rows.append(row)
+    return rows
+
+
 def rescore(results: Path) -> list[dict]:
     """Rows of a results file with tokens and steps read again from the records kept beside it."""
-    rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    rows = read_rows(results)
     tasks = {t["id"]: t for t in (load_task(d) for d in TASKS.iterdir() if (d / "task.json").exists())}
     rights: dict[str, list[str]] = {}
     for row in rows:

@@ -118,3 +118,22 @@ def test_a_stopped_benchmark_goes_on_where_it_stopped(tmp_path):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["run"], r["agent"]) for r in rows] == [(1, "none"), (1, "fixer"), (2, "none"), (2, "fixer")]
     assert "| fixer | 2/2 | 1, 1 | 1.0 | 1 |" in again.stdout and "| none | 0/2 | 0, 0 |" in again.stdout
+
+
+def test_resume_refuses_a_results_file_it_cannot_read_and_a_batch_run(tmp_path):
+    """A line that is not a result row (a run killed mid-write) is named, and nothing is run or written; --resume
+    does not go with --via-batch."""
+    out = tmp_path / "results.jsonl"
+    out.write_text('{"run": 1, "task": "parse-negative-int", "agent": "none", "resolved": false}\n{"run": 1, "ta\n')
+    before = out.read_text()
+    command = [sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--tasks", "parse-negative-int",
+               "--agents", "none", "--limit-s", "120", "--out", str(out)]
+    broken = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=300, env=clean_env())
+    assert broken.returncode == 2 and "--resume: line 2 of" in broken.stderr and "is not a result row" in broken.stderr
+    rescored = subprocess.run([sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--rescore", str(out)],
+                              capture_output=True, text=True, timeout=300, env=clean_env())
+    assert rescored.returncode == 2 and "--rescore: line 2 of" in rescored.stderr
+    batch = subprocess.run([*command, "--resume", "--via-batch"], capture_output=True, text=True, timeout=300,
+                           env=clean_env())
+    assert batch.returncode == 2 and "does not go with --via-batch" in batch.stderr
+    assert out.read_text() == before
