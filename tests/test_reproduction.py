@@ -107,6 +107,8 @@ def test_a_test_cut_off_at_its_cap_is_asked_again_shorter_and_not_run(tmp_path, 
     assert fake.requests[0]["max_tokens"] == 4096  # the plan keeps the run's own cap
     second_ask = fake.requests[2]["messages"][-1]["content"]
     assert "cut off at the length limit (512 tokens)" in second_ask and "It did not fail" not in second_ask
+    cut_try = next(e for e in run.events() if e["kind"] == "reproduction_try")
+    assert cut_try["code"].endswith("assert add(") and not cut_try["fails_as_it_should"]  # the cut text, recorded
 
 
 def test_no_reproduction_in_two_tries_is_said_and_the_run_goes_on(tmp_path, fake, docker_engine):
