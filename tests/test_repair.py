@@ -751,3 +751,51 @@ def test_when_no_one_change_fixes_a_long_definition_the_model_is_told_where_to_l
     assert candidates(run) and {c["asked"] for c in candidates(run)} == {"mechanical"}
     assert not any(r.get("n") for r in fake.requests)
     assert "return str(total)" in (repo / "tally.py").read_text()
+
+
+TWO = {"calc.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a + b\n",
+       "test_calc.py": "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+                       "def test_mul():\n    assert mul(2, 3) == 6\n\n\ndef test_add_zero():\n"
+                       "    assert add(5, 0) == 5\n"}
+BOTH = ["test_calc.py::test_add", "test_calc.py::test_mul"]
+
+
+def test_a_candidate_that_makes_some_of_the_checks_failing_tests_pass_is_a_step_toward_it(tmp_path, docker_engine):
+    """A fault in two places (add and mul): the right add makes test_add pass and leaves test_mul failing, a
+    step; one that passes test_add and breaks test_add_zero beside it is a step that breaks; one that fixes
+    nothing is none."""
+    with own_sandbox(tmp_path, "step", TWO) as box:
+        breaks = "def add(a, b):\n    return a + b + (a == 5)\n"
+        tried = box.run_tool("try_fixes", {"path": "calc.py", "symbol": "add", "tests": BOTH,
+                                           "candidates": [RIGHT[10:-4], breaks, WRONG_2[10:-4]]}, 120)
+        assert tried.success, tried.error
+        right, breaking, none = tried.details["outcomes"]
+        assert not right["passes"] and right["progress"] and right["breaks"] == []
+        assert right["failing"] == ["test_calc.py::test_mul"]
+        assert breaking["progress"] and breaking["breaks"] == ["test_calc.py::test_add_zero"]
+        assert not none["progress"] and none["failing"] == BOTH
+        assert "candidate 1: fails fewer of the check's tests" in tried.output
+
+
+def test_a_fault_in_two_places_is_fixed_one_step_at_a_time(tmp_path, fake, docker_engine):
+    """No rewrite of add can pass a check that also needs mul fixed: the right add is a step toward it, applied;
+    the spectrum is asked again on what still fails, which points to mul, and omni's next round fixes it, before
+    the model takes one step."""
+    repo = make_repo(tmp_path / "repo", TWO)
+    right_mul = "```python\ndef mul(a, b):\n    return a * b\n```"
+    fake.add(PLAN, {"choices": [RIGHT, WRONG_2]}, {"choices": [WRONG_2, WRONG_1]}, {"choices": [right_mul] * 2})
+    run = run_omni(repo, "--yes", "--samples", "2", "fix the failing tests", fake=fake, finish_on_check=True,
+                   opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (step,) = [e for e in run.events() if e["kind"] == "step_applied"]
+    assert step["target"] == "calc.py:add" and step["still_failing"] == ["test_calc.py::test_mul"]
+    said = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes"]
+    assert [o["success"] for o in said] == [False, True]
+    assert "makes some of its failing tests pass and breaks none, and is applied" in said[0]["error"]
+    assert [e["symbol"] for e in run.events() if e["kind"] in ("opening", "rung")] == ["add", "mul"]
+    (spectrum,) = [e for e in run.events() if e["kind"] == "spectrum"]  # asked after the step: add passes now
+    assert [s["symbol"] for s in spectrum["suspects"]] == ["mul"]
+    (rung,) = [e for e in run.events() if e["kind"] == "rung"]
+    assert rung["why"].endswith("; a rewrite before it made part of the check pass")
+    code = (repo / "calc.py").read_text()
+    assert "return a + b" in code and "return a * b" in code

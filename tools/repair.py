@@ -52,8 +52,11 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
         else:
             before = set(_failing(box, beside, timeout)[0]) if beside else set()
         baseline, linted = _probe(box, probes or []), lintfix.findings(box, path)
+        # with two tests or more, which fail now: a candidate that makes some of them pass and no other fail is a
+        # step toward the check (a fault in two places: each place's fix makes its own tests pass)
+        now = set(_failing(box, tests, timeout)[0]) if len(tests or []) > 1 else set()
         outcomes = [_try(box, path, symbol, code, tests or [], examples or [], timeout, original, beside, before,
-                         probes or [], linted) for code in candidates]
+                         probes or [], linted, now) for code in candidates]
     passing = sum(o["passes"] and not o["breaks"] for o in outcomes)
     lines = [f"candidate {n + 1}: {_said(o)}" for n, o in enumerate(outcomes)]
     return result(True, f"{passing} of {len(outcomes)} candidate(s) pass the check without breaking "
@@ -80,11 +83,11 @@ def _probe(box: Context, probes: list[str]) -> list[dict]:
 
 def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], examples: list[dict],
          timeout: int, original: str, beside: list[str], before: set[str], probes: list[str],
-         linted: list[dict]) -> dict:
+         linted: list[dict], now: set[str]) -> dict:
     target = box.root / path
     outcome = {"applied": False, "error": "", "passes": False, "failing": [], "tests_ran": False,
                "examples_hold": None, "diff_lines": 0, "shape": _shape(code), "breaks": [], "message": "",
-               "unchanged": False, "probes": [], "tidied": "", "lint": []}
+               "unchanged": False, "probes": [], "tidied": "", "lint": [], "progress": False}
     try:
         edit = python_tools.replace_symbol(box, path, symbol, code)
     except ToolError as exc:
@@ -116,10 +119,13 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
                 outcome["message"] = (held["error"] or "the examples did not run")[:MESSAGE]
         outcome["passes"] = (not tests or (outcome["tests_ran"] and not outcome["failing"])) and \
             (not examples or outcome["examples_hold"] is True)
-        if outcome["passes"] and beside:  # only a candidate that passes is worth the module's tests
+        outcome["progress"] = (not outcome["passes"] and outcome["tests_ran"] and set(outcome["failing"]) < now
+                               and outcome["examples_hold"] is not False)
+        if (outcome["passes"] or outcome["progress"]) and beside:  # only those are worth the module's tests
             failing, report = _failing(box, beside, timeout)
             outcome["breaks"] = sorted(set(failing) - before)
-            outcome["message"] = _failure_of(report, outcome["breaks"][0]) if outcome["breaks"] else ""
+            if outcome["passes"] or outcome["breaks"]:  # a step's own message is how the check still fails
+                outcome["message"] = _failure_of(report, outcome["breaks"][0]) if outcome["breaks"] else ""
         if outcome["passes"]:  # and the probes, that tell passing candidates apart
             outcome["probes"] = _probe(box, probes)
     finally:
@@ -165,7 +171,7 @@ def _changed_lines(before: str, after: str) -> int:
 def _said(outcome: dict) -> str:
     if not outcome["applied"]:
         return f"refused: {outcome['error']}"
-    parts = ["passes" if outcome["passes"] else "fails"]
+    parts = ["passes" if outcome["passes"] else "fails fewer of the check's tests" if outcome["progress"] else "fails"]
     if outcome["breaks"]:
         parts.append("but breaks: " + ", ".join(outcome["breaks"][:3]))
     if outcome["failing"]:

@@ -303,7 +303,7 @@ class check_examples(Spec):
     trace: bool = False  # each result also lists the repository's functions its expression ran
 
 
-class CandidateOutcome(BaseModel, extra="allow"):  # also: tests_ran, examples_hold
+class CandidateOutcome(BaseModel, extra="allow"):  # also: tests_ran, examples_hold, progress (fewer tests fail)
     applied: bool = False  # through the edit gate
     error: str = ""  # why the edit gate refused it
     passes: bool = False  # the check passes with it

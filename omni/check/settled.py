@@ -93,12 +93,13 @@ def examples_failing(sandbox: Sandbox, check: Check) -> list[str]:
 
 def how_it_fails(sandbox: Sandbox, check: Check) -> str:
     """How the check fails on the workspace now, for a prompt: the goal's examples that do not hold, with what
-    they give, or else the first failing test's message and the end of its trace; "" when it holds."""
+    they give, or else the first failing test's message and the end of its trace (the first of the check's own
+    order); "" when it holds."""
     if wrong := examples_failing(sandbox, check):
         return "\n".join(wrong[:2])[:FAILURE]
-    for test in check.tests[:1]:
-        ran = sandbox.run_tool("run_tests", {"selection": [test], "timeout": TEST_TIMEOUT}, TEST_TIMEOUT + 30)
-        found = details("run_tests", ran)
-        if found.failing:
-            return f"{found.failing[0]}\n{found.failures.get(found.failing[0], '')}".strip()[:FAILURE]
-    return ""
+    if not check.tests:
+        return ""
+    ran = sandbox.run_tool("run_tests", {"selection": check.tests, "timeout": TEST_TIMEOUT}, TEST_TIMEOUT + 30)
+    found = details("run_tests", ran)  # the first of the check's tests that fails (some may pass after a step)
+    first = next((t for t in check.tests if t in found.failing), found.failing[0] if found.failing else None)
+    return f"{first}\n{found.failures.get(first, '')}".strip()[:FAILURE] if first else ""

@@ -49,6 +49,7 @@ class RepairStrategy:
         self.spectrum: Spectrum | None = None  # the failing tests' ranking, asked once by the opening and after it
         self.widen = False  # the last of omni's own rounds found no fix
         self.long: set[tuple[str, str]] = set()  # the definitions tried too long to ask for whole
+        self.stepped = False  # the last round applied a step toward the check (part of it passes now)
 
     def plan(self) -> list[str] | None:
         return None  # the planner's
@@ -117,8 +118,9 @@ class RepairStrategy:
             self.suspects = suspects(self.spectrum, tried, MAX_SUSPECTS + MAX_LONG)
         if (target := self._next_target()) is None:
             return None
-        return self._own_round(target, "opening" if not tried else "rung",
-                               target.why + ("" if not tried else "; the rewrites of what came before found no fix"),
+        after = "; a rewrite before it made part of the check pass" if self.stepped else \
+            "; the rewrites of what came before found no fix"
+        return self._own_round(target, "opening" if not tried else "rung", target.why + (after if tried else ""),
                                f"omni_suspect_{len(tried) + 1}")
 
     def _next_target(self) -> Target | None:
@@ -162,6 +164,7 @@ class RepairStrategy:
             where = (str(action.args["path"]), str(action.args["symbol"]))
             self.passed = (where, len(self.check_now.check().tests)) if result.success else None
             self.widen = not result.success and action.call_id.startswith(OWN_ROUNDS)
+            self._after_step(result)
             if self.widen and self.suspects is not None and self._next_target() is None:
                 result = result.model_copy(update={"error": result.error + self._untried()})
         if target is None:
@@ -176,19 +179,30 @@ class RepairStrategy:
         self.rounds[target] += 1
         if not result.success:
             why = (result.error.strip().splitlines() or [""])[0][:200]
-            repaired = self.repair.propose_fixes(*target, note=f"a rewrite was refused: {why}")
+            repaired = self._after_step(self.repair.propose_fixes(*target, note=f"a rewrite was refused: {why}"))
             if repaired.success:
                 self.check_now.changed()
                 return repaired.model_copy(update={"output": f"Your rewrite was refused ({why}); omni then tried "
                                                              f"several of its own.\n{repaired.output}"})
             return result.model_copy(update={"error": result.error + "\n\nomni also tried rewrites of its own: "
                                              + repaired.error})
-        repaired = self.repair.propose_fixes(*target, note="an edit to it landed, and the check still fails")
+        repaired = self._after_step(self.repair.propose_fixes(*target,
+                                                              note="an edit to it landed, and the check still fails"))
         if repaired.success:
             self.check_now.changed()
         said = (f"The run's check still failed after this edit, so omni tried rewrites of {target[1]} of its own: "
                 + (repaired.output if repaired.success else repaired.error))
         return result.model_copy(update={"output": f"{result.output}\n\n{said}"})
+
+    def _after_step(self, result: ToolResult) -> ToolResult:
+        """After a round that applied a step toward the check (a candidate that makes some of its failing tests
+        pass: verified.py), what still fails may point elsewhere: the spectrum and the suspects are asked again,
+        and the check is run again on the changed code."""
+        self.stepped = bool(result.details.get("step"))
+        if self.stepped:
+            self.spectrum, self.suspects = None, None
+            self.check_now.changed()
+        return result
 
     def target(self, action: Action, result: ToolResult) -> tuple[str, str] | None:
         """(path, definition): the rewrite's own target if it was refused; the one definition a landed

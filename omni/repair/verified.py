@@ -12,8 +12,10 @@ candidate is checked, and that tidied code is what is applied), then more votes 
 tree), then a smaller diff. A candidate that leaves a call the goal says goes wrong as it was does not pass, nor
 does one that stops reading a parameter the code as it is reads, or tests for a value the example is written with
 (omni/repair/inputs.py: it answers the example instead of computing it). When none passes, the model gets the best
-candidate and what it did to the check, not k raw failures. The loop reaches all of this through
-omni/repair/strategy.py.
+candidate and what it did to the check, not k raw failures; but when one is a step toward the check (some of its
+failing tests pass with it, no other test fails, none that passed breaks: a fault in two places, one of them
+here), it is applied, and the result says what still fails. The loop reaches all of this through
+omni/repair/strategy.py, which then asks the tests where the rest points.
 """
 
 from __future__ import annotations
@@ -227,13 +229,15 @@ class VerifiedRepair:
             return ToolResult.fail("tests_failed", f"{said}; the best (candidate {n}) passes the check but breaks "
                                    f"tests that passed before: {', '.join(outcome.breaks[:3])}.{how}Its code:\n"
                                    f"```python\n{code}\n```\nKeep what it fixes, and edit the code so those pass too.")
+        step = next((r for r in ranked if _step(r[2])), None) if not outcome.passes else None
+        if step is not None:
+            return self._step_taken(path, symbol, step, said)
         if not outcome.passes:
             what = outcome.message or ", ".join(outcome.failing[:3]) or "the goal's examples do not hold"
             return ToolResult.fail("tests_failed", f"{said}; none passes the check. The best (candidate {n}) still "
                                    f"fails: {what}. Its code:\n```python\n{code}\n```\nWork out from the "
                                    "failure what it must do differently, and edit the code.")
-        applied = self.sandbox.run_tool("replace_symbol", {"path": path, "symbol": symbol,
-                                                           "new_source": outcome.tidied or code}, 120)
+        applied = self._apply(path, symbol, outcome.tidied or code)
         if not applied.success:
             return applied
         tidied = " with ruff's safe fixes for the lint findings it added" if outcome.tidied else ""
@@ -242,6 +246,24 @@ class VerifiedRepair:
         return ToolResult.ok(f"{said}; candidate {n} passes the check ({votes[outcome.shape]} of {asked} wrote "
                              f"it) and is applied{tidied}.{lint}\n{applied.output}", details=applied.details)
 
+    def _apply(self, path: str, symbol: str, code: str) -> ToolResult:
+        return self.sandbox.run_tool("replace_symbol", {"path": path, "symbol": symbol, "new_source": code}, 120)
+
+    def _step_taken(self, path: str, symbol: str, step: tuple, said: str) -> ToolResult:
+        """No candidate passes the whole check, and one is a step toward it (_step): it is
+        applied, and the result says so and what still fails (a fault in two places: the other place's own
+        tests). Not a success: the check still fails; `details.step` says what was applied, for the strategy."""
+        n, code, outcome = step
+        applied = self._apply(path, symbol, outcome.tidied or code)
+        if not applied.success:
+            return applied
+        self.events.emit("step_applied", target=f"{path}:{symbol}", candidate=n, still_failing=outcome.failing)
+        return ToolResult.fail("tests_failed", f"{said}; none passes the whole check, but candidate {n} makes some "
+                               f"of its failing tests pass and breaks none, and is applied. Still failing: "
+                               f"{', '.join(outcome.failing[:5])}" + (f"\n{outcome.message}" if outcome.message
+                                                                      else "")
+                               + "\nThe rest may need a change somewhere else.",
+                               details={"step": {"path": path, "symbol": symbol, "still_failing": outcome.failing}})
 
 def _unfixed_long(symbol: str, size: int, path: str, lines: tuple[int, ...], ranked: list) -> ToolResult:
     """A definition too long to ask for whole, whose one-change candidates found no fix: where to look (lines: those
@@ -279,7 +301,7 @@ def _judged(outcome, code: str, source: str, check: Check, probes: Probes, basel
     """The outcome, not passing when it leaves a call the goal says goes wrong as it was, when it stops
     reading a parameter that the code as it is (source; "" for a new function) reads, or when it tests for
     a value the goal's examples are written with."""
-    if not outcome.passes:
+    if not outcome.passes and not _step(outcome):
         return outcome
     if ignored := ignored_parameters(source, code):
         names = ", ".join(f"`{name}`" for name in ignored)
@@ -289,7 +311,13 @@ def _judged(outcome, code: str, source: str, check: Check, probes: Probes, basel
                 "handling every input")
     elif not (miss := left_as_it_was(probes, baseline, outcome.probes)):
         return outcome
-    return outcome.model_copy(update={"passes": False, "message": miss})
+    return outcome.model_copy(update={"passes": False, "progress": False, "message": miss})
+
+
+def _step(outcome) -> bool:
+    """Whether a candidate that does not pass the check is a step toward it: some of the check's tests that fail
+    now pass with it, no other fails, and no test that passed before breaks."""
+    return bool(getattr(outcome, "progress", False)) and not outcome.passes and not outcome.breaks
 
 
 def without_docstring(source: str) -> str:
