@@ -13,6 +13,8 @@ import pytest
 from conftest import CALC, make_repo, own_sandbox, run_omni
 from fake_server import FakeOpenAI
 
+from omni.run.events import problems
+
 
 pytestmark = pytest.mark.docker
 
@@ -789,6 +791,9 @@ def test_a_fault_in_two_places_is_fixed_one_step_at_a_time(tmp_path, fake, docke
     assert run.code == 0, run.stdout + run.stderr
     (step,) = [e for e in run.events() if e["kind"] == "step_applied"]
     assert step["target"] == "calc.py:add" and step["still_failing"] == ["test_calc.py::test_mul"]
+    assert "◐ candidate 1 for calc.py:add makes part of the check pass and breaks nothing: applied; still failing: " \
+           "test_calc.py::test_mul" in run.stdout
+    assert all(problems(e) == [] for e in run.events())
     said = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes"]
     assert [o["success"] for o in said] == [False, True]
     assert "makes some of its failing tests pass and breaks none, and is applied" in said[0]["error"]

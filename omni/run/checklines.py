@@ -43,6 +43,11 @@ class CheckLines:
     def on_rung(self, path, symbol, why, **_):
         self.print(f"  [cyan]omni tries rewrites of {safe(symbol)}[/] in {safe(path)} ({safe(why)})")
 
+    def on_step_applied(self, target, candidate, still_failing, **_):
+        self.print(f"  [yellow]◐ candidate {candidate} for {safe(target)} makes part of the check pass and breaks "
+                   f"nothing: applied[/]; still failing: {safe(', '.join(still_failing[:3]))}"
+                   f"{' …' if len(still_failing) > 3 else ''}")
+
     def on_candidate(self, id, target, passes, applied, failing, diff_lines, votes, error="", breaks=(), message="",
                      **_):
         if passes and breaks:

@@ -46,6 +46,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "spectrum": ("side", "error", "suspects"),
     "opening": ("path", "symbol", "why"),
     "rung": ("path", "symbol", "why"),
+    "step_applied": ("target", "candidate", "still_failing"),
     "validation": ("new_failures", "tests", "lint"),
     "review": ("verdict", "confidence", "reasons"),
     "gate": ("decision", "attempt", "reasons", "confidence", "validation"),
