@@ -779,6 +779,22 @@ def test_a_candidate_that_makes_some_of_the_checks_failing_tests_pass_is_a_step_
         assert "candidate 1: fails fewer of the check's tests" in tried.output
 
 
+def test_a_candidate_that_fixes_some_cases_of_one_parametrized_test_is_no_step(tmp_path, docker_engine):
+    """Cases of one test function are one behaviour: passing some and not the others fixes inputs, not a place."""
+    files = {"calc.py": TWO["calc.py"], "test_calc.py": "import pytest\nfrom calc import add\n\n\n"
+             "@pytest.mark.parametrize('a, b, total', [(2, 3, 5), (1, 1, 2)])\ndef test_add(a, b, total):\n"
+             "    assert add(a, b) == total\n"}
+    cases = ["test_calc.py::test_add[2-3-5]", "test_calc.py::test_add[1-1-2]"]
+    with own_sandbox(tmp_path, "cases", files) as box:
+        some = "def add(a, b):\n    return a + b if a == 2 else a - b\n"
+        tried = box.run_tool("try_fixes", {"path": "calc.py", "symbol": "add", "tests": cases,
+                                           "candidates": [some, RIGHT[10:-4]]}, 120)
+        assert tried.success, tried.error
+        some_cases, right = tried.details["outcomes"]
+        assert some_cases["failing"] == ["test_calc.py::test_add[1-1-2]"] and not some_cases["progress"]
+        assert right["passes"] and not right["progress"]
+
+
 def test_a_fault_in_two_places_is_fixed_one_step_at_a_time(tmp_path, fake, docker_engine):
     """No rewrite of add can pass a check that also needs mul fixed: the right add is a step toward it, applied;
     the spectrum is asked again on what still fails, which points to mul, and omni's next round fixes it, before

@@ -120,7 +120,7 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
         outcome["passes"] = (not tests or (outcome["tests_ran"] and not outcome["failing"])) and \
             (not examples or outcome["examples_hold"] is True)
         outcome["progress"] = (not outcome["passes"] and outcome["tests_ran"] and set(outcome["failing"]) < now
-                               and outcome["examples_hold"] is not False)
+                               and outcome["examples_hold"] is not False and not _split(now, outcome["failing"]))
         if (outcome["passes"] or outcome["progress"]) and beside:  # only those are worth the module's tests
             failing, report = _failing(box, beside, timeout)
             outcome["breaks"] = sorted(set(failing) - before)
@@ -153,6 +153,15 @@ def _failure_of(report: str, test: str) -> str:
 def _until_next(rest: str) -> str:
     """A report's text after a test's FAILED/ERROR line, up to the next test's."""
     return rest.split("\nFAILED ")[0].split("\nERROR ")[0].strip()
+
+
+def _split(now: set[str], failing: list[str]) -> bool:
+    """Whether a candidate makes some cases of one test function pass and leaves others of it failing (the
+    parameters of a parametrized test): that is a fix of some inputs, not of one place of a fault in two."""
+    def function(test: str) -> str:
+        return test.split("[")[0]
+
+    return bool({function(t) for t in now - set(failing)} & {function(t) for t in failing})
 
 
 def _shape(code: str) -> str:
