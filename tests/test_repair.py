@@ -820,3 +820,23 @@ def test_a_fault_in_two_places_is_fixed_one_step_at_a_time(tmp_path, fake, docke
     assert rung["why"].endswith("; a rewrite before it made part of the check pass")
     code = (repo / "calc.py").read_text()
     assert "return a + b" in code and "return a * b" in code
+
+
+def test_after_a_step_the_same_definition_gets_its_second_round_when_what_still_fails_points_there(tmp_path, fake,
+                                                                                                 docker_engine):
+    """Two faults in one function: `a - b` and an off-by-one on negative sums, each with its own failing test.
+    The first round's best passes one test and breaks none, a step; the spectrum then ranks the same function first,
+    and its second round fixes the rest."""
+    code = "def add(a, b):\n    total = a - b\n    if total < 0:\n        total += 1\n    return total\n"
+    tests = ("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+             "def test_add_negative():\n    assert add(-2, -3) == -5\n")
+    repo = make_repo(tmp_path / "repo", {"calc.py": code, "test_calc.py": tests})
+    half = "```python\ndef add(a, b):\n    total = a + b\n    if total < 0:\n        total += 1\n    return total\n```"
+    fake.add(PLAN, {"choices": [half, WRONG_2]}, {"choices": [WRONG_2, WRONG_1]}, {"choices": [RIGHT, RIGHT]})
+    run = run_omni(repo, "--yes", "--samples", "2", "fix the failing tests", fake=fake, finish_on_check=True,
+                   opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    assert [e["kind"] for e in run.events() if e["kind"] in ("opening", "rung", "step_applied")] == \
+           ["opening", "step_applied", "rung"]
+    assert [e["symbol"] for e in run.events() if e["kind"] in ("opening", "rung")] == ["add", "add"]
+    assert "return a + b" in (repo / "calc.py").read_text()

@@ -49,7 +49,7 @@ class RepairStrategy:
         self.spectrum: Spectrum | None = None  # the failing tests' ranking, asked once by the opening and after it
         self.widen = False  # the last of omni's own rounds found no fix
         self.long: set[tuple[str, str]] = set()  # the definitions tried too long to ask for whole
-        self.stepped = False  # the last round applied a step toward the check (part of it passes now)
+        self.stepped: tuple[str, str] | None = None  # where the last round applied a step toward the check
 
     def plan(self) -> list[str] | None:
         return None  # the planner's
@@ -111,7 +111,7 @@ class RepairStrategy:
         """A round of omni's own on the next definition the failing tests point to (the spectrum's, best first,
         ties included, not tried yet); None when there is none, or MAX_SUSPECTS were tried (and MAX_LONG long
         ones, which are not counted among them)."""
-        tried = set(self.rounds)
+        tried = self._tried()
         if self.suspects is None and len(tried - self.long) < MAX_SUSPECTS:
             self.events.emit("phase", name="asking the tests where to look next")
             self.spectrum = self.spectrum or self._spectrum(self.check_now.check())
@@ -120,13 +120,14 @@ class RepairStrategy:
             return None
         after = "; a rewrite before it made part of the check pass" if self.stepped else \
             "; the rewrites of what came before found no fix"
-        return self._own_round(target, "opening" if not tried else "rung", target.why + (after if tried else ""),
-                               f"omni_suspect_{len(tried) + 1}")
+        rounds = len(set(self.rounds))
+        return self._own_round(target, "rung" if rounds else "opening", target.why + (after if rounds else ""),
+                               f"omni_suspect_{rounds + 1}")
 
     def _next_target(self) -> Target | None:
         """The next suspect a round of omni's own would try, once the suspects are known; None when there is none
         left or the rounds' room is spent."""
-        tried = set(self.rounds)
+        tried = self._tried()
         room = {False: MAX_SUSPECTS - len(tried - self.long), True: MAX_LONG - len(self.long)}
         if room[False] <= 0 or self.suspects is None:
             return None
@@ -194,11 +195,18 @@ class RepairStrategy:
                 + (repaired.output if repaired.success else repaired.error))
         return result.model_copy(update={"output": f"{result.output}\n\n{said}"})
 
+    def _tried(self) -> set[tuple[str, str]]:
+        """The definitions omni's rounds have tried, less the one the last step was taken on while it has a round
+        left: what still fails may need a second change there."""
+        again = {self.stepped} if self.stepped and self.rounds[self.stepped] < ROUNDS else set()
+        return set(self.rounds) - again
+
     def _after_step(self, result: ToolResult) -> ToolResult:
         """After a round that applied a step toward the check (a candidate that makes some of its failing tests
         pass: verified.py), what still fails may point elsewhere: the spectrum and the suspects are asked again,
         and the check is run again on the changed code."""
-        self.stepped = bool(result.details.get("step"))
+        step = result.details.get("step")
+        self.stepped = (step["path"], step["symbol"]) if step else None
         if self.stepped:
             self.spectrum, self.suspects = None, None
             self.check_now.changed()
