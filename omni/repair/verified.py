@@ -250,9 +250,9 @@ class VerifiedRepair:
         return self.sandbox.run_tool("replace_symbol", {"path": path, "symbol": symbol, "new_source": code}, 120)
 
     def _step_taken(self, path: str, symbol: str, step: tuple, said: str) -> ToolResult:
-        """No candidate passes the whole check, and one is a step toward it (_step): it is
-        applied, and the result says so and what still fails (a fault in two places: the other place's own
-        tests). Not a success: the check still fails; `details.step` says what was applied, for the strategy."""
+        """No candidate passes the whole check, and one is a step toward it (_step): it is applied, and the result
+        says so and what still fails (a fault in two places: the other place's own tests). Not a success: the check
+        still fails; `details.step` says where it was applied, for the strategy."""
         n, code, outcome = step
         applied = self._apply(path, symbol, outcome.tidied or code)
         if not applied.success:
@@ -264,6 +264,7 @@ class VerifiedRepair:
                                                                       else "")
                                + "\nThe rest may need a change somewhere else.",
                                details={"step": {"path": path, "symbol": symbol, "still_failing": outcome.failing}})
+
 
 def _unfixed_long(symbol: str, size: int, path: str, lines: tuple[int, ...], ranked: list) -> ToolResult:
     """A definition too long to ask for whole, whose one-change candidates found no fix: where to look (lines: those
