@@ -62,19 +62,18 @@ def test_one_ctrl_c_pauses_and_guidance_reaches_the_next_request(calc_repo, fake
 
 def test_a_ctrl_c_while_the_check_is_settled_pauses_and_the_run_goes_on_from_there(tmp_path, fake):
     """Before the first step omni waits for the baseline and settles the run's check (here: asks for a reproduction
-    test, slowly). A Ctrl-C there opens the pause as during a step; then the check is settled and the run goes on,
+    example, slowly). A Ctrl-C there opens the pause as during a step; then the check is settled and the run goes on,
     with the guidance in the first step's prompt."""
     from conftest import make_repo
     repo = make_repo(tmp_path / "repo", {
         "calc.py": "def add(a, b):\n    return a - b\n",
         "test_calc.py": "from calc import add\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n"})
-    shows = {"text": json.dumps({"test_code": "from calc import add\n\n\ndef test_add_sums():\n"
-                                              "    assert add(2, 2) == 4\n"})}
+    shows = {"text": json.dumps({"expression": "add(2, 2)", "expected": "4"})}  # the reproduction example
     fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
     fake.add({**PLAN, "plan": True}, {**shows, "delay": 20}, shows, fix, FINISH)
     child = spawn(repo, fake, "adding two numbers gives the wrong answer", reproduce=True)
     child.expect("settling the run's check")
-    wait_for_request(fake, 2)  # the plan, then the reproduction test's request, which takes 20 s
+    wait_for_request(fake, 2)  # the plan, then the reproduction example's request, which takes 20 s
     child.sendintr()
     child.expect("omni paused>", timeout=10)
     child.sendline("the bug is in add")
@@ -86,7 +85,7 @@ def test_a_ctrl_c_while_the_check_is_settled_pauses_and_the_run_goes_on_from_the
     record = next((repo / ".omni" / "runs").iterdir()) / "events.jsonl"
     events = [json.loads(line) for line in record.read_text().splitlines()]
     (check,) = [e for e in events if e["kind"] == "check"]
-    assert check["source"] == "reproduction test" and len(fake.requests) == 5  # asked again after the pause
+    assert check["source"] == "reproduction example" and len(fake.requests) == 5  # asked again after the pause
     kinds = [e["kind"] for e in events]
     assert kinds.index("interrupt") < kinds.index("check") < kinds.index("action")
     assert "Message from the user: the bug is in add" in fake.requests[3]["messages"][-1]["content"]

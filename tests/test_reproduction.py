@@ -1,6 +1,7 @@
 """The run's check before the first edit, with the scripted model and a real sandbox: for a goal that only
-describes a symptom, the model writes a reproduction test, omni confirms it fails on the starting code
-(asking again, with what went wrong, when it does not), and the check is in the record and the live log."""
+describes a symptom, the model writes a reproduction (an example first, one call and the value it should give;
+then a test file), omni confirms it shows the problem on the starting code (asking again, with what went wrong,
+when it does not), and the check is in the record and the live log."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ PASSES = {"text": json.dumps({"test_code": "from calc import mul\n\n\ndef test_m
                                            "    assert mul(1, 1) == 1\n"})}
 SHOWS = {"text": json.dumps({"test_code": "from calc import add\n\n\ndef test_add_sums():\n"
                                           "    assert add(2, 2) == 4\n"})}
+HOLDS = {"text": json.dumps({"expression": "mul(2, 3)", "expected": "6"})}  # right already: shows nothing
+MISCALLED = {"text": json.dumps({"expression": "add(2)", "expected": "2"})}  # a TypeError of its own making
+NO_EXAMPLE = (HOLDS, MISCALLED)  # the example tries, before the test file's
+SHOWS_EXAMPLE = {"text": json.dumps({"expression": "add(2, 2)", "expected": "4"})}
 FIX = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "return a - b", "new_text": "return a + b"}}
 FINISH = {"tool": "finish", "args": {"summary": "add adds"}}
 
@@ -30,21 +35,21 @@ def checks(run) -> list[dict]:
 
 def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, docker_engine):
     repo = make_repo(tmp_path / "repo", FILES)
-    fake.add(PLAN, PASSES, SHOWS, FIX, FINISH)
+    fake.add(PLAN, *NO_EXAMPLE, PASSES, SHOWS, FIX, FINISH)
     run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
     (check,) = checks(run)
     assert check["source"] == "reproduction test"
     assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 2" in check["result"]
     assert "✓ check: reproduction test: fails on the starting code" in run.stdout
-    second_ask = fake.requests[2]["messages"][-1]["content"]
+    second_ask = fake.requests[4]["messages"][-1]["content"]
     assert "It passed on the starting code" in second_ask
     # how the project's own tests reach its code, not the standard library or pytest
     assert "import its code like this:\n```python\nfrom calc import mul\n```" in second_ask
     # on the steps' conversation, with the steps' tools (not to be called): one prefix for the server's cache
-    assert fake.requests[1]["tools"] == fake.requests[3]["tools"] and fake.requests[1]["tool_choice"] == "none"
-    assert fake.requests[1]["messages"][0] == fake.requests[3]["messages"][0]
-    step = fake.requests[3]["messages"][1]["content"]  # the goal message carries the briefing
+    assert fake.requests[1]["tools"] == fake.requests[5]["tools"] and fake.requests[1]["tool_choice"] == "none"
+    assert fake.requests[1]["messages"][0] == fake.requests[5]["messages"][0]
+    step = fake.requests[5]["messages"][1]["content"]  # the goal message carries the briefing
     assert "test_add_sums" in step and "Make it pass" in step
     diff = (run.run_dir / "diff.patch").read_text()
     assert "+    return a + b" in diff and ".omni" not in diff  # the reproduction test is not in the result
@@ -54,19 +59,23 @@ def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, doc
 def test_when_omnis_own_round_comes_first_the_reproduction_test_does_not_wait_for_a_plan(tmp_path, fake,
                                                                                          docker_engine):
     """The plan is put off until something reads it (verified repair's opening round acts first): the reproduction
-    test is the run's first request, the opening round's candidates the next, and when one of them fixes the code
-    nothing reads a plan, so none is asked for."""
+    is the run's first request, the opening round's candidates the next, and when one of them fixes the code
+    nothing reads a plan, so none is asked for. The example the model wrote is the round's check, and names its
+    target (the one function it calls)."""
     repo = make_repo(tmp_path / "repo", FILES)
     right = "```python\ndef add(a, b):\n    return a + b\n```"
-    fake.add(PLAN, SHOWS, {"choices": [right, right]})
+    fake.add(PLAN, SHOWS_EXAMPLE, {"choices": [right, right]})
     run = run_omni(repo, "--yes", "--samples", "2", GOAL, fake=fake, reproduce=True, opening_repair=True,
                    finish_on_check=True)
     assert run.code == 0, run.stdout + run.stderr
     (check,) = checks(run)
-    assert check["source"] == "reproduction test" and "try 1" in check["result"]
+    assert check["source"] == "reproduction example" and "try 1" in check["result"]
+    assert "`add(2, 2) == 4` does not hold: add(2, 2) gives 0" in check["result"]
     assert len(fake.requests) == 2 and fake.requests[1]["n"] == 2
     assert not any("high-level plan" in str(r["messages"][-1]["content"]) for r in fake.requests)
-    assert "test_code" in json.dumps(fake.requests[0]["response_format"])  # the reproduction test's schema
+    assert "expression" in json.dumps(fake.requests[0]["response_format"])  # the reproduction example's schema
+    assert fake.requests[0]["max_tokens"] == 200
+    assert run.summary()["check"]["source"] == "reproduction example"
     assert "return a + b" in (repo / "calc.py").read_text()
 
 
@@ -76,15 +85,15 @@ def test_a_test_that_fails_on_its_own_mistake_is_not_a_reproduction(tmp_path, fa
     repo = make_repo(tmp_path / "repo", FILES)
     calls_module = {"text": json.dumps({"test_code": "import calc\n\n\ndef test_add():\n"
                                                      "    assert calc(2, 2) == 4\n"})}
-    fake.add(PLAN, calls_module, SHOWS, FIX, FINISH)
+    fake.add(PLAN, *NO_EXAMPLE, calls_module, SHOWS, FIX, FINISH)
     run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
     (check,) = checks(run)
     assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 2" in check["result"]
-    second_ask = fake.requests[2]["messages"][-1]["content"]
+    second_ask = fake.requests[4]["messages"][-1]["content"]
     assert "It did not fail on an assertion (it raised TypeError)" in second_ask
     assert "'module' object is not callable" in second_ask
-    first, second = [e for e in run.events() if e["kind"] == "reproduction_try"]  # each try's test, in the record
+    first, second = [e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test"]
     assert first["attempt"] == 1 and "calc(2, 2)" in first["code"] and not first["fails_as_it_should"]
     assert "'module' object is not callable" in first["outcome"]
     assert second["fails_as_it_should"] and "add(2, 2) == 4" in second["code"] and "1 failed" in second["outcome"]
@@ -98,28 +107,29 @@ def test_a_test_cut_off_at_its_cap_is_asked_again_shorter_and_not_run(tmp_path, 
     repo = make_repo(tmp_path / "repo", FILES)
     cut = {"text": '{"test_code": "from calc import add\\n\\ndef test_add():\\n    assert add(2, 2) == 4\\n'
                    '    assert add(', "finish_reason": "length"}
-    fake.add(PLAN, cut, SHOWS, FIX, FINISH)
+    fake.add(PLAN, *NO_EXAMPLE, cut, SHOWS, FIX, FINISH)
     run = run_omni(repo, "--yes", "--max-tokens", "4096", GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
     (check,) = checks(run)
     assert check["source"] == "reproduction test" and "try 2" in check["result"]
-    assert fake.requests[1]["max_tokens"] == fake.requests[2]["max_tokens"] == 512
+    assert fake.requests[3]["max_tokens"] == fake.requests[4]["max_tokens"] == 512
     assert fake.requests[0]["max_tokens"] == 4096  # the plan keeps the run's own cap
-    second_ask = fake.requests[2]["messages"][-1]["content"]
+    second_ask = fake.requests[4]["messages"][-1]["content"]
     assert "cut off at the length limit (512 tokens)" in second_ask and "It did not fail" not in second_ask
-    cut_try = next(e for e in run.events() if e["kind"] == "reproduction_try")
+    cut_try = next(e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test")
     assert cut_try["code"].endswith("assert add(") and not cut_try["fails_as_it_should"]  # the cut text, recorded
 
 
 def test_no_reproduction_in_two_tries_is_said_and_the_run_goes_on(tmp_path, fake, docker_engine):
     repo = make_repo(tmp_path / "repo", FILES)
-    fake.add(PLAN, PASSES, {"text": "I am not sure how to test this."}, FIX, FINISH)
+    fake.add(PLAN, *NO_EXAMPLE, PASSES, {"text": "I am not sure how to test this."}, FIX, FINISH)
     run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
     (check,) = checks(run)
-    assert check["source"] == "none" and check["tests"] == [] and "in 2 tries" in check["result"]
+    assert check["source"] == "none" and check["tests"] == []
+    assert "(2 example(s) and 2 test(s) tried)" in check["result"]
     assert "✗ check: none" in run.stdout
-    assert "held no test file" not in fake.requests[2]["messages"][-1]["content"]  # the first one passed
+    assert "held no test file" not in fake.requests[4]["messages"][-1]["content"]  # the first one passed
     assert "return a + b" in (repo / "calc.py").read_text()
 
 
@@ -130,3 +140,50 @@ def test_failing_tests_at_the_start_are_the_check_and_cost_no_request(calc_repo,
     (check,) = checks(run)
     assert check["source"] == "tests failing at the start" and check["tests"] == ["test_calc.py::test_add"]
     assert len(fake.requests) == 3  # plan, edit, finish: nothing asked for a reproduction
+
+
+def test_a_symptom_gets_an_example_that_does_not_hold_as_its_check(tmp_path, fake, docker_engine):
+    """An example that already holds shows nothing and one that is called wrongly shows a mistake of its own, and
+    each is asked again, saying so; the one that does not hold joins the goal's examples: it is in the briefing,
+    each edit's result says what became of it, and finishing is checked against it."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    fake.add(PLAN, HOLDS, MISCALLED, {"text": json.dumps({"expression": "add(2, 3)", "expected": "5"})}, FIX,
+             FINISH)
+    run = run_omni(repo, "--yes", "--max-tokens", "4096", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (check,) = checks(run)
+    assert check["source"] == "reproduction example" and check["tests"] == []
+    assert "`add(2, 3) == 5` does not hold: add(2, 3) gives -1 (try 3)" in check["result"]
+    second_ask, third_ask = (fake.requests[i]["messages"][-1]["content"] for i in (2, 3))
+    assert "`mul(2, 3)` gives 6 on the code as it is now, the value you said it should give" in second_ask
+    assert "`add(2)` raised TypeError" in third_ask and "a mistake in the call" in third_ask
+    assert "import its code like this:\n```python\nfrom calc import mul\n```" in second_ask
+    tries = [e for e in run.events() if e["kind"] == "reproduction_try"]
+    assert [(t["form"], t["fails_as_it_should"]) for t in tries] == [("example", False)] * 2 + [("example", True)]
+    assert tries[0]["code"] == "mul(2, 3) == 6"
+    assert "reproduction example, try 3: does not hold on the starting code, as it should" in run.stdout
+    step = fake.requests[4]["messages"][1]["content"]
+    assert "An example that shows the problem" in step and "`add(2, 3) == 5` does not hold" in step
+    edited = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "replace_in_file")
+    assert "The goal's examples now:\n- `add(2, 3) == 5` holds" in edited["output"]
+    assert run.summary()["check"]["source"] == "reproduction example"
+    assert "return a + b" in (repo / "calc.py").read_text()
+    assert not any(r.get("response_format") and "test_code" in json.dumps(r["response_format"])
+                   for r in fake.requests)  # no test file was asked for
+
+
+def test_an_example_that_raises_what_the_goal_names_shows_the_problem(tmp_path, fake, docker_engine):
+    """A raise is a mistake in the call unless the goal speaks of it: here the goal names the exception, so the
+    example that raises it is the reproduction, and the fix makes it hold."""
+    repo = make_repo(tmp_path / "repo", {
+        "words.py": "def first_word(text):\n    return text.split()[0]\n",
+        "test_words.py": "from words import first_word\n\n\ndef test_first():\n    assert first_word('a b') == 'a'\n"})
+    raises = {"text": json.dumps({"expression": "first_word('')", "expected": "''"})}
+    fix = {"tool": "replace_in_file", "args": {"path": "words.py", "old_text": "return text.split()[0]",
+                                              "new_text": "return (text.split() or [''])[0]"}}
+    fake.add(PLAN, raises, fix, FINISH)
+    run = run_omni(repo, "--yes", "the first word of an empty text raises IndexError", fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (check,) = checks(run)
+    assert check["source"] == "reproduction example"
+    assert "first_word('') raises IndexError: list index out of range (try 1)" in check["result"]

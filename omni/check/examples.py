@@ -55,6 +55,12 @@ class GoalExamples:
         return ("The goal's examples, run on the code as it is now (finishing is checked against them):\n"
                 + "\n".join(f"- {e.describe()}" for e in self.at_start))
 
+    def adopt(self, shown: Evaluation) -> None:
+        """An example the goal did not state but that shows its problem on the untouched code (a reproduction):
+        checked from now on like the goal's own."""
+        self.examples.append(shown.example)
+        self.at_start.append(shown)
+
     def now(self, sandbox: Sandbox, unchanged: bool = False) -> str:
         """For an edit's result: what the change did to the examples, as a test run would say. After an edit
         that changed nothing (a small model copies the code it was shown), that the code is not right yet."""

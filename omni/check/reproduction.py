@@ -1,12 +1,17 @@
 """The run's check, settled before the first edit: the goal's examples and the tests that fail at the start,
-and where there are neither (a goal that only describes a symptom), a short reproduction test the model
-writes and omni confirms fails on the starting code. Re-asked, with what went wrong, within a small budget.
+and where there are neither (a goal that only describes a symptom), a reproduction the model writes and omni
+confirms shows the problem on the starting code. Re-asked, with what went wrong, within a small budget:
+- first as an example, one call and the value it should give (a reply of a few dozen tokens, whose names the
+  sandbox finds without an import); it joins the goal's examples, so it is checked, probed and traced as they are;
+- then as a short test file, for a problem one expression cannot show.
 
 The reproduction test lives in the workspace's .omni/check/ folder: pytest runs it when named, the full
 suite does not collect it (a dot folder), and it never enters the run's diff."""
 
 from __future__ import annotations
 
+import ast
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -15,6 +20,8 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field, ValidationError
 
 from omni.box.toolbox import details
+from omni.check.examples import Evaluation, GoalExamples, evaluate
+from omni.goal.examples import Example
 from omni.model.textmode import code_of, json_object
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
@@ -24,27 +31,40 @@ ASSERTIONS = {"AssertionError", "Failed"}  # a failed assert, or pytest.raises/p
 SHOWN_IMPORTS = 6  # the project's tests' most common import lines of its own code, shown to the test's writer
 MAX_TOKENS = 512  # a reply's cap: a test file of one or two short tests is 100-300 tokens; a small model that runs
                   # on past that repeats itself to the configured cap (1,024 with --local: two minutes on a CPU)
+EXAMPLE_TOKENS = 200  # an example's reply: one call and one value, 20-80 tokens
+# What a call raises when it is called wrongly, not when the code goes wrong: never a reproduction by itself.
+MISUSE = {"NameError", "ImportError", "ModuleNotFoundError", "SyntaxError", "TypeError", "AttributeError"}
+_FAILS = re.compile(r"\b(?:rais\w*|throws?|thrown|crash\w*|exceptions?|errors?|traceback)\b", re.I)
 
 
 class ReproductionTest(BaseModel):
     test_code: str = Field(description="a complete pytest file: imports, then one or two short test functions")
 
 
+class ReproductionExample(BaseModel):
+    expression: str = Field(description="one Python expression that calls the project's code")
+    expected: str = Field(description="the value it should give once the problem is fixed, written in Python")
+
+
 @dataclass
 class Established:
-    source: str  # "goal examples", "tests failing at the start", "reproduction test", or "none"
+    source: str  # "goal examples", "tests failing at the start", "reproduction example", "reproduction test", "none"
     tests: list[str] = field(default_factory=list)
     result: str = ""
 
 
 class Reproduction:
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter,
-                 goal: str, attempts: int = 2, tools: list[dict] | None = None):
+                 goal: str, attempts: int = 2, tools: list[dict] | None = None, examples: GoalExamples | None = None,
+                 example_attempts: int = 2):
         # meter: the run's usage meter (omni/loop/state.py), which counts these requests with the rest;
-        # tools: the steps' tool list, sent along so the request extends the steps' cached prefix
+        # tools: the steps' tool list, sent along so the request extends the steps' cached prefix;
+        # examples: the goal's examples, which a reproduction example joins (None: no example is asked for)
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
         self.goal, self.attempts, self.tools = goal, attempts, tools
+        self.examples, self.example_attempts = examples, example_attempts if examples is not None else 0
         self.tests: list[str] = []
+        self.example: Evaluation | None = None  # the reproduction example, once one shows the problem
 
     def establish(self, failing: list[str], examples: int, messages: Callable[[str], list[dict]],
                   reproduce: bool = True, unrelated: list[str] | None = None) -> Established:
@@ -65,22 +85,83 @@ class Reproduction:
         return found
 
     def _reproduce(self, messages: Callable[[str], list[dict]]) -> Established:
-        feedback, imports = "", imports_in_tests(self.sandbox)
+        imports = imports_in_tests(self.sandbox)
+        shown = self._by_example(messages, imports)
+        if shown:
+            return shown
+        feedback = ""
         for attempt in range(1, self.attempts + 1):
             prompt = self.prompts.render("reproduce", goal=self.goal, path=PATH, feedback=feedback, imports=imports)
             reply = self.model.text(messages(prompt), schema=ReproductionTest, tools=self.tools,
                                     max_tokens=MAX_TOKENS)
             self.meter.count(reply.usage, "reproduction")
             code, tests, said = self._tried(reply)
-            self.events.emit("reproduction_try", attempt=attempt, code=code, fails_as_it_should=bool(tests),
-                             outcome=said)  # the record says what each try's test did, so such runs can be read
+            self.events.emit("reproduction_try", attempt=attempt, form="test", code=code,
+                             fails_as_it_should=bool(tests), outcome=said)  # what each try did, for the record
             if tests:
                 self.tests = tests
                 return Established("reproduction test", tests,
                                    f"fails on the starting code as it should ({said}; try {attempt})")
             feedback = said
         self.sandbox.run_tool("delete_file", {"path": PATH}, 30)
-        return Established("none", [], f"no reproduction test failed on the starting code in {self.attempts} tries")
+        tried = f"{self.example_attempts} example(s) and " if self.example_attempts else ""
+        return Established("none", [], f"no reproduction showed the problem on the starting code ({tried}"
+                                       f"{self.attempts} test(s) tried)")
+
+    def _by_example(self, messages: Callable[[str], list[dict]], imports: str) -> Established | None:
+        """The example tries: the first whose call does not give what it should on the starting code joins the
+        goal's examples; None when none does."""
+        feedback = ""
+        for attempt in range(1, self.example_attempts + 1):
+            prompt = self.prompts.render("reproduce_example", goal=self.goal, feedback=feedback, imports=imports)
+            reply = self.model.text(messages(prompt), schema=ReproductionExample, tools=self.tools,
+                                    max_tokens=EXAMPLE_TOKENS)
+            self.meter.count(reply.usage, "reproduction")
+            code, shown, said = self._example_tried(reply)
+            self.events.emit("reproduction_try", attempt=attempt, form="example", code=code,
+                             fails_as_it_should=shown is not None, outcome=said)
+            if shown is not None:
+                self.example = shown
+                self.examples.adopt(shown)
+                return Established("reproduction example", [], f"{said} (try {attempt})")
+            feedback = said
+        return None
+
+    def _example_tried(self, reply) -> tuple[str, Evaluation | None, str]:
+        """One reply's example evaluated on the starting code: (its text, its evaluation, what it showed) when it
+        shows the problem, else (its text, None, what went wrong, for the next try's prompt)."""
+        if reply.finish_reason == "length":
+            return reply.text, None, (f"Your reply was cut off at the length limit ({EXAMPLE_TOKENS} tokens). "
+                                      "Write one short call and one value.")
+        try:
+            asked = ReproductionExample.model_validate(json_object(reply.text))
+        except (ValueError, ValidationError):
+            return reply.text[:300], None, ("Your reply held no example. Answer with the JSON object: the "
+                                            "expression and the value it should give.")
+        example = Example(asked.expression.strip(), asked.expected.strip())
+        wrong = _not_a_call(example)
+        if wrong:
+            return str(example), None, wrong
+        done, error = evaluate(self.sandbox, [example])
+        if not done:
+            return str(example), None, f"It could not be evaluated: {error[:300]}"
+        got = done[0]
+        if got.holds:
+            return str(example), None, (f"`{example.expression}` gives {got.got} on the code as it is now, the "
+                                        "value you said it should give, so it does not show the problem. Choose "
+                                        "an input where the code goes wrong the way the goal says.")
+        if got.raised and not self._raise_shows_it(got.raised):
+            return str(example), None, (f"`{example.expression}` raised {got.got}. That is a mistake in the call "
+                                        "or the value, not the problem the goal describes: call the code the way "
+                                        "its tests do, on an input the goal is about.")
+        return str(example), got, got.describe()
+
+    def _raise_shows_it(self, raised: str) -> bool:
+        """Whether an example that raises shows the goal's problem: the goal names that exception, or speaks of
+        an error or a crash and it is not what a wrong call raises."""
+        if re.search(rf"\b{re.escape(raised)}\b", self.goal):
+            return True
+        return raised not in MISUSE and bool(_FAILS.search(self.goal))
 
     def _tried(self, reply) -> tuple[str, list[str], str]:
         """One reply's test written and run: (its code, its failing tests, the run's headline) when it fails on an
@@ -107,6 +188,18 @@ class Reproduction:
         what = f"it raised {', '.join(wrong)}" if wrong else "an error"
         return code, [], (f"It did not fail on an assertion ({what}): the test itself is wrong, in how it imports "
                           "or calls the code. Fix that, and assert the behaviour.\n" + (ran.output or ran.error)[-800:])
+
+
+def _not_a_call(example: Example) -> str:
+    """What is wrong with an example as written, or "": both sides Python expressions, the first with a call."""
+    for side, text in (("expression", example.expression), ("expected value", example.expected)):
+        try:
+            tree = ast.parse(text, mode="eval")
+        except SyntaxError as error:
+            return f"The {side} `{text[:120]}` is not one Python expression ({error.msg}). Write it on one line."
+        if side == "expression" and not any(isinstance(node, ast.Call) for node in ast.walk(tree)):
+            return f"`{text[:120]}` calls nothing: the expression must call the project's code."
+    return ""
 
 
 def _test_code(text: str) -> str:

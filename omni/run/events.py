@@ -39,7 +39,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "sandbox": ("line",),
     "baseline": ("tests", "failing", "lint_problems"),
     "check": ("source", "tests", "result", "tried", "unrelated"),
-    "reproduction_try": ("attempt", "code", "fails_as_it_should", "outcome"),
+    "reproduction_try": ("attempt", "form", "code", "fails_as_it_should", "outcome"),
     "verification": ("holds", "failing", "unrelated"),
     "briefing": ("text", "lines"),
     "check_passes": ("tests", "examples"),

@@ -123,7 +123,8 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     if not request.plan_only:
         gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
     tools = parts.toolbox.schemas()  # requests on the steps' conversation send the steps' tools (a stable prefix)
-    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, reading.text, tools=tools)
+    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, reading.text, tools=tools,
+                                examples=examples)
 
     def about() -> list[str]:  # the tests failing at the start that the goal is about (settled in ready())
         return [t for t in sorted(gate.base_tests.failing) if t not in gate.unrelated]
@@ -143,7 +144,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
         strategy = RepairStrategy(repair, parts.toolbox, CheckNow(sandbox, check), reading, events,
                                   opening=s.opening_repair, finish_on_check=s.finish_on_check)
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
-        failing_tests(about(), gate.base_tests.report, gate.unrelated), reproduced(reproduction.tests)) if p))
+        failing_tests(about(), gate.base_tests.report, gate.unrelated), reproduced(reproduction)) if p))
     checkpoint = checkpoint_hook(workspace, events)
     steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox),
                                 aider_at_pause(delegate, checkpoint)) if interactive else None
@@ -243,7 +244,11 @@ def carry_earlier(continued, workspace: Workspace, sandbox, events) -> None:
                     f"are now; this run starts without them (omni diff {continued.run_id} shows them)")
 
 
-def reproduced(tests: list[str]) -> str:
+def reproduced(reproduction: Reproduction) -> str:
+    if reproduction.example:  # checked after every edit with the goal's examples
+        return (f"An example that shows the problem (omni had it written; it does not hold on the starting code; "
+                f"finishing is checked against it):\n- {reproduction.example.describe()}")
+    tests = reproduction.tests
     if not tests:
         return ""
     return (f"A test that shows the problem (omni had it written; it fails on the starting code):\n{', '.join(tests)} "
