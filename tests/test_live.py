@@ -286,8 +286,9 @@ def test_interactive_session_takes_goals_one_after_another(calc_repo, fake):
 @pytest.mark.docker
 def test_sigterm_saves_the_record_and_removes_the_sandbox(calc_repo, fake, docker_engine):
     fake.add(PLAN, {"tool": "shell", "args": {"command": "sleep 60", "timeout": 120}}, FINISH)
-    proc = subprocess.Popen([sys.executable, "-m", "omni.cli", "--no-review", *SCRIPTED, "--base-url", fake.base_url,
-                             "--model", "m", "--tool-mode", "native", "--yes", "wait"], cwd=calc_repo,
+    proc = subprocess.Popen([sys.executable, "-m", "omni.cli", "--no-review", *SCRIPTED, "--no-reproduce",
+                             "--base-url", fake.base_url, "--model", "m", "--tool-mode", "native", "--yes", "wait"],
+                            cwd=calc_repo,
                             env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_request(fake, 2)
     time.sleep(1.5)  # the sleep is running in the container

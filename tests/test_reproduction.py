@@ -42,6 +42,8 @@ def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, doc
     assert check["source"] == "reproduction test"
     assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 2" in check["result"]
     assert "✓ check: reproduction test: fails on the starting code" in run.stdout
+    example_again = fake.requests[2]["messages"][-1]["content"]
+    assert "`mul(2, 3)` gives 6 on the code as it is now, the value you said it should give" in example_again
     second_ask = fake.requests[4]["messages"][-1]["content"]
     assert "It passed on the starting code" in second_ask
     # how the project's own tests reach its code, not the standard library or pytest
@@ -143,26 +145,24 @@ def test_failing_tests_at_the_start_are_the_check_and_cost_no_request(calc_repo,
 
 
 def test_a_symptom_gets_an_example_that_does_not_hold_as_its_check(tmp_path, fake, docker_engine):
-    """An example that already holds shows nothing and one that is called wrongly shows a mistake of its own, and
-    each is asked again, saying so; the one that does not hold joins the goal's examples: it is in the briefing,
+    """An example that is called wrongly shows a mistake of its own, and is asked again, saying so (one that already
+    holds shows nothing: the first test); the one that does not hold joins the goal's examples: it is in the briefing,
     each edit's result says what became of it, and finishing is checked against it."""
     repo = make_repo(tmp_path / "repo", FILES)
-    fake.add(PLAN, HOLDS, MISCALLED, {"text": json.dumps({"expression": "add(2, 3)", "expected": "5"})}, FIX,
-             FINISH)
+    fake.add(PLAN, MISCALLED, {"text": json.dumps({"expression": "add(2, 3)", "expected": "5"})}, FIX, FINISH)
     run = run_omni(repo, "--yes", "--max-tokens", "4096", GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
     (check,) = checks(run)
     assert check["source"] == "reproduction example" and check["tests"] == []
-    assert "`add(2, 3) == 5` does not hold: add(2, 3) gives -1 (try 3)" in check["result"]
-    second_ask, third_ask = (fake.requests[i]["messages"][-1]["content"] for i in (2, 3))
-    assert "`mul(2, 3)` gives 6 on the code as it is now, the value you said it should give" in second_ask
-    assert "`add(2)` raised TypeError" in third_ask and "a mistake in the call" in third_ask
+    assert "`add(2, 3) == 5` does not hold: add(2, 3) gives -1 (try 2)" in check["result"]
+    second_ask = fake.requests[2]["messages"][-1]["content"]
+    assert "`add(2)` raised TypeError" in second_ask and "a mistake in the call" in second_ask
     assert "import its code like this:\n```python\nfrom calc import mul\n```" in second_ask
     tries = [e for e in run.events() if e["kind"] == "reproduction_try"]
-    assert [(t["form"], t["fails_as_it_should"]) for t in tries] == [("example", False)] * 2 + [("example", True)]
-    assert tries[0]["code"] == "mul(2, 3) == 6"
-    assert "reproduction example, try 3: does not hold on the starting code, as it should" in run.stdout
-    step = fake.requests[4]["messages"][1]["content"]
+    assert [(t["form"], t["fails_as_it_should"]) for t in tries] == [("example", False), ("example", True)]
+    assert tries[0]["code"] == "add(2) == 2" and fake.requests[1]["max_tokens"] == 200
+    assert "reproduction example, try 2: does not hold on the starting code, as it should" in run.stdout
+    step = fake.requests[3]["messages"][1]["content"]
     assert "An example that shows the problem" in step and "`add(2, 3) == 5` does not hold" in step
     edited = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "replace_in_file")
     assert "The goal's examples now:\n- `add(2, 3) == 5` holds" in edited["output"]
