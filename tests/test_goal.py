@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from omni.goal.reading import goal_tests, read_goal, reports_a_fault
+from omni.goal.reading import goal_tests, names_word, read_goal, reports_a_fault, speaks_of_errors
 
 FAILING = ["tests/test_invoice.py::test_total_with_discount", "tests/test_net.py::test_download_retries",
            "tests/test_dates.py::TestParse::test_iso_week"]
@@ -78,6 +78,26 @@ def test_a_report_of_behaviour_is_a_fault(goal):
 ])
 def test_a_request_for_something_new_is_no_fault(goal):
     assert not reports_a_fault(goal)
+
+
+@pytest.mark.parametrize("goal, speaks", [
+    ("Crash when the config file is empty", True),
+    ("loading a theme with no colours throws an exception", True),
+    ("the importer raised on a blank header row", True),
+    ("a traceback when the cache dir is read-only", True),
+    ("Errors from the HTTP layer are swallowed", True),
+    ("the CSV export drops the last row", False),
+    ("negative widths come out as zero", False),
+])
+def test_a_goal_that_speaks_of_a_raise_or_a_crash(goal, speaks):
+    """A reproduction that raises shows the problem only when the goal speaks of one (omni/check/reproduction.py)."""
+    assert speaks_of_errors(goal) is speaks
+
+
+def test_a_goal_names_an_exception_as_a_word_of_its_own():
+    assert names_word("reading an empty file gives KeyError: 'name'", "KeyError")
+    assert not names_word("reading an empty file gives MyKeyError", "KeyError")
+    assert not names_word("it fails", "")
 
 
 @pytest.mark.parametrize("goal, listed, files", [

@@ -199,7 +199,7 @@ def test_time_limit_stops_with_exit_3(calc_repo, fake):
 def test_cost_limit_stops_with_exit_3(calc_repo, fake):
     usage = {"prompt_tokens": 400_000, "completion_tokens": 0}
     fake.add(PLAN, {"tool": "list_files", "args": {}, "usage": usage}, FINISH)
-    argv = ["--no-review", "--samples", "1", "--base-url", fake.base_url,  # scripted turns: nothing sampled
+    argv = ["--no-review", "--samples", "1", "--no-reproduce", "--base-url", fake.base_url,  # scripted turns
             "--model", "gpt-4o-mini", "--tool-mode", "native", "--sandbox", "local",
             "--yes", "--max-cost", "0.05", "--price", "0.15,0.60", "spend"]  # a local server: its price given
     run = run_omni(calc_repo, *argv)

@@ -11,7 +11,6 @@ suite does not collect it (a dot folder), and it never enters the run's diff."""
 from __future__ import annotations
 
 import ast
-import re
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 from omni.box.toolbox import details
 from omni.check.examples import Evaluation, GoalExamples, evaluate
 from omni.goal.examples import Example
+from omni.goal.reading import names_word, speaks_of_errors
 from omni.model.textmode import code_of, json_object
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
@@ -34,7 +34,6 @@ MAX_TOKENS = 512  # a reply's cap: a test file of one or two short tests is 100-
 EXAMPLE_TOKENS = 200  # an example's reply: one call and one value, 20-80 tokens
 # What a call raises when it is called wrongly, not when the code goes wrong: never a reproduction by itself.
 MISUSE = {"NameError", "ImportError", "ModuleNotFoundError", "SyntaxError", "TypeError", "AttributeError"}
-_FAILS = re.compile(r"\b(?:rais\w*|throws?|thrown|crash\w*|exceptions?|errors?|traceback)\b", re.I)
 
 
 class ReproductionTest(BaseModel):
@@ -54,8 +53,8 @@ class Established:
 
 
 class Reproduction:
-    def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter,
-                 goal: str, attempts: int = 2, tools: list[dict] | None = None, examples: GoalExamples | None = None,
+    def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter, goal: str,
+                 examples: GoalExamples | None = None, tools: list[dict] | None = None, attempts: int = 2,
                  example_attempts: int = 2):
         # meter: the run's usage meter (omni/loop/state.py), which counts these requests with the rest;
         # tools: the steps' tool list, sent along so the request extends the steps' cached prefix;
@@ -159,9 +158,7 @@ class Reproduction:
     def _raise_shows_it(self, raised: str) -> bool:
         """Whether an example that raises shows the goal's problem: the goal names that exception, or speaks of
         an error or a crash and it is not what a wrong call raises."""
-        if re.search(rf"\b{re.escape(raised)}\b", self.goal):
-            return True
-        return raised not in MISUSE and bool(_FAILS.search(self.goal))
+        return names_word(self.goal, raised) or (raised not in MISUSE and speaks_of_errors(self.goal))
 
     def _tried(self, reply) -> tuple[str, list[str], str]:
         """One reply's test written and run: (its code, its failing tests, the run's headline) when it fails on an

@@ -191,3 +191,18 @@ def reports_a_fault(goal: str) -> bool:
     show failing before the work is done. A word of fault decides; else a goal that opens as a request is one;
     anything else ("the CSV export drops the last row") describes behaviour, so it is a report."""
     return bool(_FAULT.search(goal)) or not _FEATURE.search(goal)
+
+
+_ERRORS = re.compile(r"\b(?:rais(?:e|es|ed|ing)|throws?|threw|thrown|crash(?:es|ed|ing)?|exceptions?|errors?|"
+                     r"tracebacks?)\b", re.I)
+
+
+def speaks_of_errors(goal: str) -> bool:
+    """Whether the goal speaks of something raised or crashing ("it crashes on an empty list", "throws an
+    exception"), so that a call that raises can be the problem it reports."""
+    return bool(_ERRORS.search(goal))
+
+
+def names_word(goal: str, word: str) -> bool:
+    """Whether the goal has `word` as a word of its own (an exception's name: "raises KeyError")."""
+    return bool(word) and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", goal) is not None

@@ -111,7 +111,7 @@ class RepairStrategy:
         """A round of omni's own on the next definition the failing tests point to (the spectrum's, best first,
         ties included, not tried yet); None when there is none, or MAX_SUSPECTS were tried (and MAX_LONG long
         ones, which are not counted among them)."""
-        tried = self._tried()
+        tried = _tried(self.rounds, self.stepped)
         if self.suspects is None and len(tried - self.long) < MAX_SUSPECTS:
             self.events.emit("phase", name="asking the tests where to look next")
             self.spectrum = self.spectrum or self._spectrum(self.check_now.check())
@@ -127,7 +127,7 @@ class RepairStrategy:
     def _next_target(self) -> Target | None:
         """The next suspect a round of omni's own would try, once the suspects are known; None when there is none
         left or the rounds' room is spent."""
-        tried = self._tried()
+        tried = _tried(self.rounds, self.stepped)
         room = {False: MAX_SUSPECTS - len(tried - self.long), True: MAX_LONG - len(self.long)}
         if room[False] <= 0 or self.suspects is None:
             return None
@@ -195,12 +195,6 @@ class RepairStrategy:
                 + (repaired.output if repaired.success else repaired.error))
         return result.model_copy(update={"output": f"{result.output}\n\n{said}"})
 
-    def _tried(self) -> set[tuple[str, str]]:
-        """The definitions omni's rounds have tried, less the one the last step was taken on while it has a round
-        left: what still fails may need a second change there."""
-        again = {self.stepped} if self.stepped and self.rounds[self.stepped] < ROUNDS else set()
-        return set(self.rounds) - again
-
     def _after_step(self, result: ToolResult) -> ToolResult:
         """After a round that applied a step toward the check (a candidate that makes some of its failing tests
         pass: verified.py), what still fails may point elsewhere: the spectrum and the suspects are asked again,
@@ -224,3 +218,10 @@ class RepairStrategy:
             return (path, symbol) if action.name == "replace_symbol" and refused and symbol else None
         changed = getattr(details(action.name, result), "symbols", [])
         return (path, changed[0]) if len(changed) == 1 else None
+
+
+def _tried(rounds: Counter, stepped: tuple[str, str] | None) -> set[tuple[str, str]]:
+    """The definitions omni's rounds have tried, less the one the last step was taken on while it has a round
+    left: what still fails may need a second change there."""
+    again = {stepped} if stepped and rounds[stepped] < ROUNDS else set()
+    return set(rounds) - again

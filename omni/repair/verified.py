@@ -99,13 +99,13 @@ class VerifiedRepair:
                 if isinstance(tried, ToolResult):
                     return tried
                 baseline = tried or baseline
-                ranked = self._ranked(rows, votes, probes, baseline)
+                ranked = _ranked(rows, votes, probes, baseline)
                 if _settled(ranked):
                     break
             copies = sum(1 for _, _, o in rows if o and o.unchanged)
             if _settled(ranked):
                 break
-            note = self._next_note(note, ranked, copies)
+            note = _next_note(note, ranked, copies)
         if long and not _settled(ranked):
             return _unfixed_long(symbol, size, path, self.focus.get((path, symbol), ()), ranked)
         return self._decide(path, symbol, ranked, votes, len(rows), copies)
@@ -192,30 +192,6 @@ class VerifiedRepair:
                              message=outcome.message if outcome else "")
         return baseline
 
-    @staticmethod
-    def _ranked(rows: list, votes: dict[str, int], probes: Probes, baseline: list[dict]) -> list:
-        applied = [r for r in rows if r[2] and r[2].applied]
-        seen = {r[0]: behaviour(probes, baseline, r[2].probes) for r in applied}
-        alike = Counter(seen[r[0]][0] for r in applied if r[2].passes)
-        return sorted(applied, key=lambda r: (
-            not r[2].passes, len(r[2].breaks), len(r[2].failing), -alike[seen[r[0]][0]] if r[2].passes else 0,
-            seen[r[0]][1], len(r[2].lint), -votes[r[2].shape], r[2].diff_lines))
-
-    @staticmethod
-    def _next_note(note: str, ranked: list, copies: int) -> str:
-        """The next round's note: how the best candidate so far still went wrong, and how many candidates
-        were the code unchanged. Not the candidate's code: a small model shown a rewrite writes it again."""
-        parts = [note] if note else []
-        if ranked:
-            outcome = ranked[0][2]
-            parts.append(f"a rewrite that made the check pass broke {', '.join(outcome.breaks[:3])}"
-                         + (f", the first so: {outcome.message}" if outcome.message else "")
-                         if outcome.passes else "a rewrite tried before still failed: "
-                         + (outcome.message or ", ".join(outcome.failing[:2]) or "the check"))
-        if copies:
-            parts.append(f"{copies} rewrite(s) were the code unchanged; change what is wrong")
-        return "; ".join(parts) + "."
-
     def _decide(self, path: str, symbol: str, ranked: list, votes: dict, asked: int, copies: int) -> ToolResult:
         if not ranked:
             why = ("each was the code as it is now" if copies == asked else
@@ -264,6 +240,29 @@ class VerifiedRepair:
                                                                       else "")
                                + "\nThe rest may need a change somewhere else.",
                                details={"step": {"path": path, "symbol": symbol, "still_failing": outcome.failing}})
+
+
+def _ranked(rows: list, votes: dict[str, int], probes: Probes, baseline: list[dict]) -> list:
+    applied = [r for r in rows if r[2] and r[2].applied]
+    seen = {r[0]: behaviour(probes, baseline, r[2].probes) for r in applied}
+    alike = Counter(seen[r[0]][0] for r in applied if r[2].passes)
+    return sorted(applied, key=lambda r: (
+        not r[2].passes, len(r[2].breaks), len(r[2].failing), -alike[seen[r[0]][0]] if r[2].passes else 0,
+        seen[r[0]][1], len(r[2].lint), -votes[r[2].shape], r[2].diff_lines))
+
+def _next_note(note: str, ranked: list, copies: int) -> str:
+    """The next round's note: how the best candidate so far still went wrong, and how many candidates
+    were the code unchanged. Not the candidate's code: a small model shown a rewrite writes it again."""
+    parts = [note] if note else []
+    if ranked:
+        outcome = ranked[0][2]
+        parts.append(f"a rewrite that made the check pass broke {', '.join(outcome.breaks[:3])}"
+                     + (f", the first so: {outcome.message}" if outcome.message else "")
+                     if outcome.passes else "a rewrite tried before still failed: "
+                     + (outcome.message or ", ".join(outcome.failing[:2]) or "the check"))
+    if copies:
+        parts.append(f"{copies} rewrite(s) were the code unchanged; change what is wrong")
+    return "; ".join(parts) + "."
 
 
 def _unfixed_long(symbol: str, size: int, path: str, lines: tuple[int, ...], ranked: list) -> ToolResult:

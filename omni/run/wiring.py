@@ -123,8 +123,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     if not request.plan_only:
         gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
     tools = parts.toolbox.schemas()  # requests on the steps' conversation send the steps' tools (a stable prefix)
-    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, reading.text, tools=tools,
-                                examples=examples)
+    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, reading.text, examples, tools)
 
     def about() -> list[str]:  # the tests failing at the start that the goal is about (settled in ready())
         return [t for t in sorted(gate.base_tests.failing) if t not in gate.unrelated]
