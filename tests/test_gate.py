@@ -145,6 +145,25 @@ def test_a_symptom_goal_is_briefed_with_the_code_whose_names_share_its_words(tmp
     assert "def check_hyphen_ok(label):" in named and "def test_hyphen_check" not in named  # not where bugs live
 
 
+def test_a_symptom_word_that_begins_a_name_briefs_that_name(tmp_path, fake):
+    """"slugs" is not a word of `slugify`, but it begins it: the code that makes slugs is shown, not only the
+    code that shares a whole word with the goal."""
+    from conftest import make_repo
+    repo = make_repo(tmp_path / "repo", {
+        "text.py": "def slugify(title):\n    return title.lower().replace(' ', '-')\n\n\n"
+                   "def wrap_words(text, width):\n    return [text]\n\n\ndef count_lines(text):\n"
+                   "    return text.count(chr(10))\n",
+        "test_text.py": "from text import count_lines\n\n\ndef test_count():\n    assert count_lines('a') == 0\n"})
+    fake.add(PLAN, FINISH)
+    run = run_omni(repo, "--yes", "Titles with two spaces between words come out as slugs with two dashes",
+                   fake=fake, sandbox="local")
+    assert run.code in (0, 1), run.stdout
+    briefed = "".join(e["text"] for e in run.events() if e["kind"] == "briefing")
+    named = briefed.split("share a word")[1]
+    assert "def slugify(title):" in named and "def wrap_words" in named
+    assert "def count_lines" not in named  # "lines" is not in the goal
+
+
 def test_the_gate_and_the_lint_tool_share_one_baseline(tmp_path, fake):
     """A file ruff's own config leaves out of a whole-tree run still has its old problems when the model
     edits it; the lint tool calls them "there before this run", and the gate must agree, not flag them."""
