@@ -165,8 +165,8 @@ class Reproduction:
         assertion, else (its code, [], what went wrong, for the next try's prompt). A reply cut off at the cap is
         not run; its code is the reply as it came."""
         if reply.finish_reason == "length":  # the cut text as the code, so the record shows where it ran on
-            return reply.text, [], (f"Your reply was cut off at the length limit ({MAX_TOKENS} tokens) before the file was "
-                            "complete. Write a shorter file: the imports and one short test function.")
+            return reply.text, [], (f"Your reply was cut off at the length limit ({MAX_TOKENS} tokens) before the "
+                                    "file was complete. Write a shorter file: the imports and one short test function.")
         code = _test_code(reply.text)
         if not code:
             return "", [], "Your reply held no test file. Answer with the JSON object and the complete file."

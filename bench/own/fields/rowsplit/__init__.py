@@ -1,0 +1,3 @@
+from rowsplit.split import split_row
+
+__all__ = ["split_row"]

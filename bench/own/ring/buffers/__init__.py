@@ -1,0 +1,3 @@
+from buffers.ring import RingBuffer
+
+__all__ = ["RingBuffer"]
