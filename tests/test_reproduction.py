@@ -187,3 +187,21 @@ def test_an_example_that_raises_what_the_goal_names_shows_the_problem(tmp_path, 
     (check,) = checks(run)
     assert check["source"] == "reproduction example"
     assert "first_word('') raises IndexError: list index out of range (try 1)" in check["result"]
+
+
+def test_an_example_reply_that_is_no_example_or_no_expression_is_asked_again_and_written_nowhere(tmp_path, fake,
+                                                                                                 docker_engine):
+    """Bad input from the model: a reply with no JSON, then an expression that does not parse. Each try says what
+    was wrong, nothing is evaluated or written, and the run goes on to the test file."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    broken = {"text": json.dumps({"expression": "add(2,", "expected": "4"})}
+    fake.add(PLAN, {"text": "I would call add."}, broken, PASSES, SHOWS, FIX, FINISH)
+    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    assert "Your reply held no example" in fake.requests[2]["messages"][-1]["content"]
+    first, second = [e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "example"]
+    assert not first["fails_as_it_should"] and not second["fails_as_it_should"]
+    assert "The expression `add(2,` is not one Python expression" in second["outcome"]
+    (check,) = checks(run)
+    assert check["source"] == "reproduction test"
+    assert "return a + b" in (repo / "calc.py").read_text() and not (repo / ".omni" / "check").exists()
