@@ -840,3 +840,31 @@ def test_after_a_step_the_same_definition_gets_its_second_round_when_what_still_
            ["opening", "step_applied", "rung"]
     assert [e["symbol"] for e in run.events() if e["kind"] in ("opening", "rung")] == ["add", "add"]
     assert "return a + b" in (repo / "calc.py").read_text()
+
+
+def test_when_no_rewrite_of_a_function_fixes_it_omni_tries_the_table_it_reads(tmp_path, fake, docker_engine):
+    """The fault is in a module-level table the failing test's function reads: no rewrite of the function passes,
+    and the spectrum cannot point to the table (every test runs it on import). The next round of omni's own is on
+    the table, asked with the function that reads it, and its right value is applied."""
+    code = ('UNITS = {"h": 3600, "m": 3600, "s": 1}\n\n\ndef seconds(count, unit):\n'
+            '    return count * UNITS[unit]\n')
+    tests = ("from clock import seconds\n\n\ndef test_seconds():\n    assert seconds(45, 'm') == 2700\n\n\n"
+             "def test_hours():\n    assert seconds(2, 'h') == 7200\n")
+    repo = make_repo(tmp_path / "repo", {"clock.py": code, "test_clock.py": tests})
+    wrong_1 = "```python\ndef seconds(count, unit):\n    return count * UNITS[unit] + 1\n```"
+    wrong_2 = "```python\ndef seconds(count, unit):\n    return UNITS[unit] * count\n```"
+    right = '```python\nUNITS = {"h": 3600, "m": 60, "s": 1}\n```'
+    fake.add(PLAN, {"choices": [wrong_1, wrong_2]}, {"choices": [wrong_2, wrong_1]}, {"choices": [right, wrong_1]})
+    run = run_omni(repo, "--yes", "--samples", "2", "fix the failing test", fake=fake,
+                   finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    assert [(e["kind"], e["symbol"]) for e in run.events() if e["kind"] in ("opening", "rung")] == \
+           [("opening", "seconds"), ("rung", "UNITS")]
+    (rung,) = [e for e in run.events() if e["kind"] == "rung"]
+    assert rung["why"].startswith("seconds reads it, and the rewrites of seconds found no fix")
+    asked = fake.requests[-1]["messages"][-1]["content"]
+    assert "Write a corrected value of `UNITS` in clock.py, which `seconds` reads" in asked
+    assert "return count * UNITS[unit]" in asked and "`UNITS = ...`" in asked
+    value = [c for c in candidates(run) if c["target"] == "clock.py:UNITS"]
+    assert [c["passes"] for c in value] == [True, False]  # the function's rewrite as a value: refused, not run
+    assert (repo / "clock.py").read_text() == code.replace('"m": 3600', '"m": 60')

@@ -157,7 +157,7 @@ def test_a_symbol_written_as_a_location_or_an_import_path_names_the_definition(b
 
 def test_an_import_path_to_a_name_that_is_not_defined_is_not_found(box):
     missing = call(box, "read_symbol", path=".", symbol="pkg.shapes.Square")
-    assert not missing.success and "no def or class named 'pkg.shapes.Square'" in missing.error
+    assert not missing.success and "no def, class or assigned value named 'pkg.shapes.Square'" in missing.error
 
 
 def test_new_code_copied_with_the_header_and_line_numbers_it_was_shown_with_is_read_without_them(box):
@@ -206,7 +206,7 @@ def test_read_symbol_by_name_qualified_name_and_long_class(box):
     long = call(box, "read_symbol", symbol="Long", path="long.py").output
     assert "(long; its first lines, then its members" in long and "method Long.m79  [" in long
     assert len(long.splitlines()) < 120
-    for args, message in [({"symbol": "Nope"}, "no def or class named 'Nope'"),
+    for args, message in [({"symbol": "Nope"}, "no def, class or assigned value named 'Nope'"),
                           ({"symbol": "a b"}, "is not a Python name"),
                           ({"symbol": "unit", "path": "web/index.js"}, "not a Python file")]:
         result = call(box, "read_symbol", **args)
@@ -401,6 +401,43 @@ def test_replace_symbol_adds_a_missing_top_level_definition_and_replace_in_file_
     two = call(box, "replace_symbol", path="funcs.py", symbol="rev",
         new_source="def rev(self, a):\n    return a[::-1]\n")
     assert not two.success and "'rev' names 2 definitions in funcs.py: F.rev, G.rev" in two.error
+
+
+UNITS = ('"""Durations."""\nimport logging\nimport re\n\n_PART = re.compile(r"(\\d+)([hms])")\n'
+         '_UNIT = {"h": 3600,\n         "m": 3600, "s": 1}  # seconds per unit\nlog = logging.getLogger(__name__)\n'
+         'LIMIT = 1\nLIMIT = 2\n\n\ndef parse(text):\n    log.debug(text)\n    assert LIMIT\n'
+         '    return sum(int(n) * _UNIT[u] for n, u in _PART.findall(text))\n\n\nclass Splitter:\n'
+         '    SEP: str = ","\n    UNUSED = 1\n\n    def split(self, s):\n        return s.split(self.SEP)\n')
+
+
+def test_a_value_a_function_reads_is_found_read_and_replaced_like_a_definition(box):
+    """A fault in a module's table is not in the function that reads it: values_read names the values a
+    definition reads (written with a literal, bound once), read_symbol shows one, and replace_symbol rewrites it
+    in place, the rest of the file byte for byte; a class's value read through self too."""
+    call(box, "create_file", path="units.py", content=UNITS)
+    read = box.run_tool("values_read", {"path": "units.py", "symbol": "parse"}, 60)
+    assert read.success and [(v["name"], v["start"], v["end"]) for v in read.details["values"]] == \
+        [("_PART", 5, 5), ("_UNIT", 6, 7)]  # not log (no literal), not LIMIT (bound twice)
+    method = box.run_tool("values_read", {"path": "units.py", "symbol": "split"}, 60)
+    assert [v["name"] for v in method.details["values"]] == ["Splitter.SEP"]
+    none = box.run_tool("values_read", {"path": "units.py", "symbol": "nothing"}, 60)
+    assert not none.success and "no definitions named 'nothing'" in none.error
+    shown = call(box, "read_symbol", symbol="_UNIT")
+    assert shown.success and shown.details["definitions"][0]["kind"] == "value"
+    assert shown.details["sources"] == ['_UNIT = {"h": 3600,\n         "m": 3600, "s": 1}  # seconds per unit']
+    fixed = call(box, "replace_symbol", path="units.py", symbol="_UNIT",
+                 new_source='_UNIT = {"h": 3600, "m": 60, "s": 1}')
+    assert fixed.success, fixed.error
+    assert (box.root / "units.py").read_text() == UNITS.replace(
+        '_UNIT = {"h": 3600,\n         "m": 3600, "s": 1}  # seconds per unit', '_UNIT = {"h": 3600, "m": 60, "s": 1}')
+    sep = call(box, "replace_symbol", path="units.py", symbol="Splitter.SEP", new_source='SEP: str = ";"')
+    assert sep.success and '    SEP: str = ";"\n    UNUSED = 1\n' in (box.root / "units.py").read_text()
+    for source in ("def _UNIT():\n    return 1\n", "OTHER = 1\n", '_UNIT = {}\nX = 1\n'):
+        refused = call(box, "replace_symbol", path="units.py", symbol="_UNIT", new_source=source)
+        assert not refused.success and "must be one assignment to it, `_UNIT = ...`" in refused.error, source
+    broken = call(box, "replace_symbol", path="units.py", symbol="_UNIT", new_source="_UNIT = {")
+    assert broken.failure == "lint_failed" and "Nothing was written" in broken.error
+    assert '_UNIT = {"h": 3600, "m": 60, "s": 1}' in (box.root / "units.py").read_text()
 
 
 def test_replace_symbol_given_a_directory_edits_the_one_file_that_defines_the_name(box):

@@ -55,3 +55,47 @@ def changed_definitions(before: str | None, after: str) -> list[str]:
             if name and name not in found:
                 found.append(name)
     return found
+
+
+def values(text: str) -> list[tuple[str, str, int, int, int]]:
+    """("value", qualified name, first line, last line, depth) of every name a module or a class body binds with
+    one plain assignment (`_UNIT = {...}`, `Parser.PATTERN: str = "..."`): the tables, patterns and constants a
+    function reads. A name bound twice at one level is left out (which one is meant cannot be told)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    rows: list[tuple[str, str, int, int, int]] = []
+
+    def walk(body: list[ast.stmt], prefix: str, depth: int) -> None:
+        bound: dict[str, list[ast.stmt]] = {}
+        for statement in body:
+            if isinstance(statement, ast.ClassDef):
+                walk(statement.body, f"{prefix}{statement.name}.", depth + 1)
+            for name in _assigned(statement):
+                bound.setdefault(name, []).append(statement)
+        rows.extend(("value", prefix + name, s[0].lineno, s[0].end_lineno, depth)
+                    for name, s in bound.items() if len(s) == 1 and _plain(s[0]))
+
+    walk(tree.body, "", 0)
+    return sorted(rows, key=lambda r: r[2])
+
+
+def _assigned(statement: ast.stmt) -> list[str]:
+    """The names a statement binds at its own level (any form: a plain assignment, an augmented one, a loop's)."""
+    if isinstance(statement, ast.Assign):
+        return [n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) and isinstance(statement.target, ast.Name):
+        return [statement.target.id]
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [statement.name]
+    return []
+
+
+def _plain(statement: ast.stmt) -> bool:
+    """One name given one value: `NAME = value` or `NAME: type = value`."""
+    if isinstance(statement, ast.Assign):
+        return len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+    return isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+        and statement.value is not None
+

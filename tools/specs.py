@@ -58,7 +58,7 @@ class ReadDetails(Details):
 
 class Definition(BaseModel):
     path: str
-    kind: Literal["class", "method", "def"]
+    kind: Literal["class", "method", "def", "value"]
     name: str = Field(description="qualified: Class.method, outer.inner")
     start: int
     end: int
@@ -70,6 +70,18 @@ class SymbolDetails(Details):
     locations: list[str] = Field(default_factory=list)
     blocks: list[str] = Field(default_factory=list, description="each match as shown, best first")
     sources: list[str] = Field(default_factory=list, description="each match's source, without line numbers")
+
+
+class Value(BaseModel):
+    path: str
+    name: str = Field(description="qualified: NAME, or Class.NAME for a class's")
+    start: int
+    end: int
+    source: str
+
+
+class ValuesDetails(Details):
+    values: list[Value] = Field(default_factory=list, description="in file order")
 
 
 class EditDetails(Details):
@@ -331,6 +343,14 @@ class spectrum(Spec):
     failing: list[str] = Field(default_factory=list)  # none: the examples ({expression, expected}) are that side
     passing: list[str] | None = None  # test files or ids: the failing tests' own files by default
     examples: list[dict] = Field(default_factory=list)
+
+
+class values_read(Spec):
+    """The values a definition reads: its module's, and its class's, that one plain assignment binds."""
+
+    kind, module, details = INTERNAL, "python_tools", ValuesDetails
+    path: str
+    symbol: str
 
 
 class try_fixes(Spec):

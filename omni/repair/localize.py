@@ -17,7 +17,9 @@ Tried in this order; the first rule that names exactly one definition wins:
    tools/spectrum.py): no word of the goal is needed. Where no test fails, the goal's examples that do not hold
    are the failing side, and the tests of the code they run the passing one.
 When no rule names one, or a round on the one named finds no fix, `suspects` gives the next to try: the spectrum's
-best, ties included (omni/repair/strategy.py tries up to three, and two long ones besides).
+best, ties included (omni/repair/strategy.py tries up to three, and two long ones besides); before them, the
+values a definition tried reads (`values_of`: a fault in a module's table is not in the function, and the spectrum
+cannot see it, since every test runs a module's assignments on import).
 A definition in a test file is never the target. One longer than MAX_LINES is not asked for whole (its rewrites
 would cost minutes of generation on a small local model): rules 1-6 pass it by, and as the spectrum's suspect it
 gets its mechanical candidates alone (omni/repair/verified.py), or with block rewrites (omni/repair/block.py) the
@@ -53,6 +55,7 @@ class Target:
     why: str
     lines: tuple[int, ...] = ()  # the lines the failing tests point to (the spectrum's equally best), when known
     size: int = 0  # the definition's length in lines, when known
+    reader: str = ""  # when the target is a value (a module's or a class's table, pattern, constant): who reads it
 
     @property
     def long(self) -> bool:
@@ -150,6 +153,16 @@ def _suspect(spectrum: Spectrum, entry: dict) -> Target | None:
     return Target(found[0], found[1], f"the failing tests run it and the passing ones less: spectrum score "
                                       f"{entry['score']:.2f} at line {entry['lines'][0]}", tuple(entry["lines"]),
                   found[2])
+
+
+def values_of(sandbox: Sandbox, path: str, symbol: str) -> list[Target]:
+    """The values the definition reads (the values_read tool: its module's and its class's, written with a literal),
+    as targets of their own: a fault in a table or a pattern a function reads is not in the function, and the
+    spectrum cannot point to it (every test runs a module's assignments when it imports it)."""
+    ran = sandbox.run_tool("values_read", {"path": path, "symbol": symbol}, 60)
+    found = details("values_read", ran).values if ran.success else []
+    return [Target(v.path, v.name, f"{symbol} reads it, and the rewrites of {symbol} found no fix",
+                   size=v.end - v.start + 1, reader=symbol) for v in found]
 
 
 def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> Target | None:

@@ -10,13 +10,14 @@ from omni.check.settled import Check, CheckNow
 from omni.goal.reading import GoalReading
 from omni.protocols import Events
 from omni.repair.block import MAX_DEFINITION
-from omni.repair.localize import Spectrum, Target, fix_target, suspects
+from omni.repair.localize import Spectrum, Target, fix_target, suspects, values_of
 from omni.repair.verified import VerifiedRepair
 from omni.results import Action, ToolResult
 
 ROUNDS = 2  # times the strategy asks for candidates per definition
 MAX_SUSPECTS = 3  # definitions omni's own rounds try, one after another, before the model's steps begin
 MAX_LONG = 2  # and besides them, definitions too long to ask for whole (their mechanical candidates alone: cheap)
+MAX_VALUES = 2  # and values the definitions tried read (a table, a pattern: a few lines each), next after their reader
 HINTED = 4  # the spectrum's suspects named to the model when omni's own rounds are done
 OWN_ROUNDS = ("omni_opening", "omni_suspect")  # the call ids of those rounds
 
@@ -26,9 +27,11 @@ class RepairStrategy:
 
     - own_action: omni's next action instead of the model's. First, the opening round on the definition the goal
       and the check point to (omni/repair/localize.py), when they point to exactly one, else on the spectrum's
-      best. When a round of its own finds no fix, a round on the next definition the failing tests point to
-      (the spectrum's, ties included), up to MAX_SUSPECTS definitions and MAX_LONG long ones: a wrong first target
-      then costs a round, not the run; the last of them names the model the suspects left. Later, a round on the
+      best. When a round of its own finds no fix, a round on each value that definition reads (a table, a
+      pattern, a constant of its module or class: omni/repair/localize.py, values_of; up to MAX_VALUES), then on
+      the next definition the failing tests point to (the spectrum's, ties included), up to MAX_SUSPECTS
+      definitions and MAX_LONG long ones: a wrong first target then costs a round, not the run; the last of them
+      names the model the suspects left. Later, a round on the
       definition of an edit that made the check pass, once the finish gate found tests it broke (they join it).
     - after_action: after an edit, a round on the definition the model was working on, when its rewrite was
       refused or changed nothing, or when its edit landed and the run's check still fails.
@@ -50,6 +53,8 @@ class RepairStrategy:
         self.widen = False  # the last of omni's own rounds found no fix
         self.long: set[tuple[str, str]] = set()  # the definitions tried too long to ask for whole
         self.stepped: tuple[str, str] | None = None  # where the last round applied a step toward the check
+        self.values: list[Target] = []  # the values the definitions omni's rounds tried read, next in line
+        self.valued: set[tuple[str, str]] = set()  # the values tried
 
     def plan(self) -> list[str] | None:
         return None  # the planner's
@@ -112,7 +117,7 @@ class RepairStrategy:
         ties included, not tried yet); None when there is none, or MAX_SUSPECTS were tried (and MAX_LONG long
         ones, which are not counted among them)."""
         tried = _tried(self.rounds, self.stepped)
-        if self.suspects is None and len(tried - self.long) < MAX_SUSPECTS:
+        if self.suspects is None and len(tried - self.long - self.valued) < MAX_SUSPECTS:
             self.events.emit("phase", name="asking the tests where to look next")
             self.spectrum = self.spectrum or self._spectrum(self.check_now.check())
             self.suspects = suspects(self.spectrum, tried, MAX_SUSPECTS + MAX_LONG)
@@ -128,7 +133,10 @@ class RepairStrategy:
         """The next suspect a round of omni's own would try, once the suspects are known; None when there is none
         left or the rounds' room is spent."""
         tried = _tried(self.rounds, self.stepped)
-        room = {False: MAX_SUSPECTS - len(tried - self.long), True: MAX_LONG - len(self.long)}
+        value = next((v for v in self.values if (v.path, v.symbol) not in tried), None)
+        if value and len(self.valued) < MAX_VALUES:
+            return value
+        room = {False: MAX_SUSPECTS - len(tried - self.long - self.valued), True: MAX_LONG - len(self.long)}
         if room[False] <= 0 or self.suspects is None:
             return None
         return next((t for t in self.suspects if (t.path, t.symbol) not in tried and room[t.long] > 0), None)
@@ -147,6 +155,9 @@ class RepairStrategy:
         self.rounds[(target.path, target.symbol)] += 1
         if target.long:
             self.long.add((target.path, target.symbol))
+        if target.reader:
+            self.valued.add((target.path, target.symbol))
+            self.repair.readers[(target.path, target.symbol)] = target.reader
         if target.lines:
             self.repair.focus[(target.path, target.symbol)] = target.lines
         self.events.emit(kind, path=target.path, symbol=target.symbol, why=why)
@@ -165,6 +176,8 @@ class RepairStrategy:
             where = (str(action.args["path"]), str(action.args["symbol"]))
             self.passed = (where, len(self.check_now.check().tests)) if result.success else None
             self.widen = not result.success and action.call_id.startswith(OWN_ROUNDS)
+            if self.widen and where not in self.valued:
+                self.values += [v for v in values_of(self.repair.sandbox, *where) if v not in self.values]
             self._after_step(result)
             if self.widen and self.suspects is not None and self._next_target() is None:
                 result = result.model_copy(update={"error": result.error + self._untried()})
