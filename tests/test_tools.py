@@ -411,17 +411,15 @@ UNITS = ('"""Durations."""\nimport logging\nimport re\n\n_PART = re.compile(r"(\
 
 
 def test_a_value_a_function_reads_is_found_read_and_replaced_like_a_definition(box):
-    """A fault in a module's table is not in the function that reads it: values_read names the values a
-    definition reads (written with a literal, bound once), read_symbol shows one, and replace_symbol rewrites it
+    """A fault in a module's table is not in the function that reads it: read_symbol names the values a
+    definition reads (written with a literal, bound once) and shows one, and replace_symbol rewrites it
     in place, the rest of the file byte for byte; a class's value read through self too."""
     call(box, "create_file", path="units.py", content=UNITS)
-    read = box.run_tool("values_read", {"path": "units.py", "symbol": "parse"}, 60)
-    assert read.success and [(v["name"], v["start"], v["end"]) for v in read.details["values"]] == \
+    read = call(box, "read_symbol", symbol="parse", path="units.py")
+    assert read.success and [(v["name"], v["start"], v["end"]) for v in read.details["reads"]] == \
         [("_PART", 5, 5), ("_UNIT", 6, 7)]  # not log (no literal), not LIMIT (bound twice)
-    method = box.run_tool("values_read", {"path": "units.py", "symbol": "split"}, 60)
-    assert [v["name"] for v in method.details["values"]] == ["Splitter.SEP"]
-    none = box.run_tool("values_read", {"path": "units.py", "symbol": "nothing"}, 60)
-    assert not none.success and "no definitions named 'nothing'" in none.error
+    method = call(box, "read_symbol", symbol="Splitter.split", path="units.py")
+    assert [v["name"] for v in method.details["reads"]] == ["Splitter.SEP"]
     shown = call(box, "read_symbol", symbol="_UNIT")
     assert shown.success and shown.details["definitions"][0]["kind"] == "value"
     assert shown.details["sources"] == ['_UNIT = {"h": 3600,\n         "m": 3600, "s": 1}  # seconds per unit']

@@ -4,7 +4,6 @@ for byte as they were."""
 
 from __future__ import annotations
 
-import ast
 import difflib
 import textwrap
 from pathlib import Path
@@ -14,6 +13,7 @@ from context import Context, result
 from edits import as_meant, gated_write, parses
 from files import all_files, numbered
 from pysource import definitions, values
+from values import named, replace_value, values_read
 from workspace import ToolError, not_utf8, read_text, resolve
 
 Definition = (cst.FunctionDef, cst.ClassDef)
@@ -168,60 +168,11 @@ def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
     if len(matches) > SYMBOL_MATCHES:
         blocks.append("Also defined at: " + ", ".join(f"{m[0]}:{m[3]} {m[2]}" for m in matches[SYMBOL_MATCHES:][:10]))
     found = [{"path": m[0], "kind": m[1], "name": m[2], "start": m[3], "end": m[4]} for m in matches[:MAX_LISTED]]
-    return result(True, "\n\n".join(blocks), matches=len(matches), definitions=found,
+    rel, kind, name, start, end, lines, _ = matches[0]
+    reads = values_read("\n".join(lines), rel, name, start, end) if kind != "value" else []
+    return result(True, "\n\n".join(blocks), matches=len(matches), definitions=found, reads=reads,
                   locations=[f"{m[0]}:{m[3]}-{m[4]}" for m in matches], blocks=blocks,
                   sources=["\n".join(m[5][m[3] - 1:m[4]]) for m in matches[:SYMBOL_MATCHES]])
-
-
-MAX_VALUES = 3
-
-
-def values_read(ctx: Context, path: str, symbol: str) -> dict:
-    """The values (pysource.values) the definition named symbol in path reads: its module's, read by bare name,
-    and its classes', read as an attribute (`self.PATTERN`); only those written with a literal in them (a table,
-    a pattern, a number: not `log = logging.getLogger(__name__)`), at most MAX_VALUES, in file order."""
-    symbol = _symbol_name(symbol)
-    _, text = _python_file(ctx, path)
-    rows = definitions(text, path)
-    found = [r for r in rows if r[1] == symbol] or [r for r in rows if r[1].endswith("." + symbol)]
-    if len(found) != 1:
-        raise ToolError(f"{len(found) or 'no'} definitions named {symbol!r} in {path}")
-    name, start, end = found[0][1], found[0][2], found[0][3]
-    lines = text.splitlines()
-    bare, attributes = _reads("\n".join(lines[start - 1:end]))
-    read = []
-    for _, qualified, first, last, _ in values(text):
-        owner, _, short = qualified.rpartition(".")
-        if short.startswith("__") or not (short in bare if not owner else
-                                          short in attributes and name.startswith(owner + ".")):
-            continue
-        source = "\n".join(lines[first - 1:last])
-        if _literal(source):
-            read.append({"path": path, "name": qualified, "start": first, "end": last, "source": source})
-    shown = "\n".join(f"{v['path']}:{v['start']} {v['name']}" for v in read[:MAX_VALUES])
-    return result(True, shown or f"{name} reads no value of its module or class", values=read[:MAX_VALUES])
-
-
-def _reads(source: str) -> tuple[set[str], set[str]]:
-    """The names a definition's source reads bare (`_UNIT`), and the attributes it reads of a name
-    (`self.PATTERN`, `Parser.PATTERN`)."""
-    try:
-        tree = ast.parse(textwrap.dedent(source))
-    except (SyntaxError, ValueError):
-        return set(), set()
-    bare = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    attributes = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
-                  and isinstance(n.value, ast.Name)}
-    return bare, attributes
-
-
-def _literal(source: str) -> bool:
-    """Whether an assignment's value holds a literal other than None (a number, a string, a bool)."""
-    try:
-        tree = ast.parse(textwrap.dedent(source))
-    except (SyntaxError, ValueError):
-        return False
-    return any(isinstance(n, ast.Constant) and n.value is not None for n in ast.walk(tree.body[0].value))
 
 
 class _Replace(cst.CSTTransformer):
@@ -332,8 +283,8 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
     module = _parse(text, path)
     if not any(_is_named(row[1], symbol) for row in _definitions(module)):
         symbol = in_module(symbol, resolve(ctx.root, path).relative_to(ctx.root).as_posix())
-    if new_source is not None and (value := _value_named(text, symbol)):
-        return _replace_value(ctx, file, path, text, value, new_source, what)
+    if new_source is not None and (value := named(text, symbol)):
+        return replace_value(ctx, file, path, text, value, new_source, what)
     new = None
     if new_source is not None:
         if not new_source.strip():
@@ -373,41 +324,6 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
     if transformer.hits == 0:
         raise _not_found(module, symbol, path)
     return gated_write(ctx, file, path, text, updated.code, f"{what} {symbol}")
-
-
-def _value_named(text: str, symbol: str) -> tuple[str, int, int] | None:
-    """(qualified name, first line, last line) of the value symbol names in a module's text, when no def or class
-    has that name there; else None."""
-    if any(_is_named(row[1], symbol) for row in definitions(text, "")):
-        return None
-    found = [row for row in values(text) if _is_named(row[1], symbol)]
-    return (found[0][1], found[0][2], found[0][3]) if len(found) == 1 else None
-
-
-def _replace_value(ctx: Context, file: Path, path: str, text: str, value: tuple[str, int, int], new_source: str,
-                   what: str) -> dict:
-    """Write new_source (an assignment to the same name) over the value's lines, at their indentation; the rest
-    of the file stays byte for byte."""
-    name, start, end = value
-    code = textwrap.dedent(new_source).strip("\n")
-    short = name.rsplit(".", 1)[-1]
-    try:
-        statements = ast.parse(code).body
-    except SyntaxError as exc:
-        return result(False, failure="lint_failed", error=f"new_source is not valid Python (line {exc.lineno}): "
-                                                           f"{exc.msg}. Nothing was written.")
-    first = statements[0] if statements else None
-    targets = first.targets if isinstance(first, ast.Assign) else [first.target] \
-        if isinstance(first, ast.AnnAssign) else []
-    if len(statements) != 1 or [getattr(t, "id", None) for t in targets] != [short]:
-        raise ToolError(f"{name} is a value ({path} lines {start}-{end}); new_source must be one assignment to "
-                        f"it, `{short} = ...`")
-    lines = text.splitlines(keepends=True)
-    indent = lines[start - 1][:len(lines[start - 1]) - len(lines[start - 1].lstrip())]
-    ending = "\n" if lines[end - 1].endswith("\n") else ""
-    written = textwrap.indent(code, indent) + ending
-    return gated_write(ctx, file, path, text, "".join(lines[:start - 1]) + written + "".join(lines[end:]),
-                       f"{what} {name}")
 
 
 def _with_def(source: str, symbol: str) -> str:

@@ -1,8 +1,8 @@
-"""Every tool, declared once: its name (the class name), description (the docstring), typed parameters, kind,
-whether the small-model profile (--tools core) offers it, the tools/ module that implements it (a function of the
-same name; a host tool with a module has a sandbox half), and the model of its result's details. The host makes
-the model-facing schemas, argument validation and tool groups from these, the tool server its dispatch table.
-Descriptions name the form of an argument, never a value that could pass for a real one: small models copy them."""
+"""Every tool, declared once: its name (the class name), description (the docstring), typed parameters, kind, whether
+the small-model profile (--tools core) offers it, the tools/ module that implements it (a function of the same name; a
+host tool with a module has a sandbox half), and the model of its result's details. The host makes the model-facing
+schemas, argument validation and tool groups from these, the tool server its dispatch table. Descriptions name the
+form of an argument, never a value that could pass for a real one: small models copy them."""
 
 from __future__ import annotations
 
@@ -70,18 +70,7 @@ class SymbolDetails(Details):
     locations: list[str] = Field(default_factory=list)
     blocks: list[str] = Field(default_factory=list, description="each match as shown, best first")
     sources: list[str] = Field(default_factory=list, description="each match's source, without line numbers")
-
-
-class Value(BaseModel):
-    path: str
-    name: str = Field(description="qualified: NAME, or Class.NAME for a class's")
-    start: int
-    end: int
-    source: str
-
-
-class ValuesDetails(Details):
-    values: list[Value] = Field(default_factory=list, description="in file order")
+    reads: list[Definition] = Field(default_factory=list, description="the values the first match reads")
 
 
 class EditDetails(Details):
@@ -100,8 +89,7 @@ class LintFinding(BaseModel):
 class LintDetails(Details):
     problems: int = 0
     findings: list[LintFinding] = Field(default_factory=list)
-    new_findings: list[str] | None = Field(None, description="'path: CODE message' of new findings; None "
-                                           "when the starting state could not be compared")
+    new_findings: list[str] | None = Field(None, description="'path: CODE message' each; None: no start to compare")
 
 
 class TestCounts(BaseModel):
@@ -343,14 +331,6 @@ class spectrum(Spec):
     failing: list[str] = Field(default_factory=list)  # none: the examples ({expression, expected}) are that side
     passing: list[str] | None = None  # test files or ids: the failing tests' own files by default
     examples: list[dict] = Field(default_factory=list)
-
-
-class values_read(Spec):
-    """The values a definition reads: its module's, and its class's, that one plain assignment binds."""
-
-    kind, module, details = INTERNAL, "python_tools", ValuesDetails
-    path: str
-    symbol: str
 
 
 class try_fixes(Spec):

@@ -156,11 +156,11 @@ def _suspect(spectrum: Spectrum, entry: dict) -> Target | None:
 
 
 def values_of(sandbox: Sandbox, path: str, symbol: str) -> list[Target]:
-    """The values the definition reads (the values_read tool: its module's and its class's, written with a literal),
+    """The values the definition reads (read_symbol's `reads`: its module's and its class's, written with a literal),
     as targets of their own: a fault in a table or a pattern a function reads is not in the function, and the
     spectrum cannot point to it (every test runs a module's assignments when it imports it)."""
-    ran = sandbox.run_tool("values_read", {"path": path, "symbol": symbol}, 60)
-    found = details("values_read", ran).values if ran.success else []
+    ran = sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60)
+    found = details("read_symbol", ran).reads if ran.success else []
     return [Target(v.path, v.name, f"{symbol} reads it, and the rewrites of {symbol} found no fix",
                    size=v.end - v.start + 1, reader=symbol) for v in found]
 

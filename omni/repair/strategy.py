@@ -133,21 +133,12 @@ class RepairStrategy:
         """The next suspect a round of omni's own would try, once the suspects are known; None when there is none
         left or the rounds' room is spent."""
         tried = _tried(self.rounds, self.stepped)
-        value = next((v for v in self.values if (v.path, v.symbol) not in tried), None)
-        if value and len(self.valued) < MAX_VALUES:
-            return value
+        if values := [v for v in self.values if (v.path, v.symbol) not in tried][:MAX_VALUES - len(self.valued)]:
+            return values[0]
         room = {False: MAX_SUSPECTS - len(tried - self.long - self.valued), True: MAX_LONG - len(self.long)}
         if room[False] <= 0 or self.suspects is None:
             return None
         return next((t for t in self.suspects if (t.path, t.symbol) not in tried and room[t.long] > 0), None)
-
-    def _untried(self) -> str:
-        """Where else the failing tests point, for the model's steps once omni's own rounds are done: the
-        spectrum's next suspects, with the line each is pointed to at ("" when there are none)."""
-        rest = suspects(self.spectrum, set(self.rounds), HINTED) if self.spectrum else []
-        named = "; ".join(f"{t.symbol} in {t.path}" + (f" (line {t.lines[0]})" if t.lines else "") for t in rest)
-        return (f"\n\nomni's own rounds are done. The failing tests also point to, best first: {named}. Read the "
-                "likeliest, then fix it (propose_fixes tries rewrites of one)." if named else "")
 
     def _own_round(self, target: Target, kind: str, why: str, call_id: str) -> Action:
         """A round of omni's own on target, said as an event of `kind`; the lines the tests point to, when known,
@@ -180,7 +171,7 @@ class RepairStrategy:
                 self.values += [v for v in values_of(self.repair.sandbox, *where) if v not in self.values]
             self._after_step(result)
             if self.widen and self.suspects is not None and self._next_target() is None:
-                result = result.model_copy(update={"error": result.error + self._untried()})
+                result = result.model_copy(update={"error": result.error + _untried(self.spectrum, self.rounds)})
         if target is None:
             return result
         self.passed = None
@@ -238,3 +229,12 @@ def _tried(rounds: Counter, stepped: tuple[str, str] | None) -> set[tuple[str, s
     left: what still fails may need a second change there."""
     again = {stepped} if stepped and rounds[stepped] < ROUNDS else set()
     return set(rounds) - again
+
+
+def _untried(spectrum: Spectrum | None, rounds: Counter) -> str:
+    """Where else the failing tests point, for the model's steps once omni's own rounds are done: the spectrum's
+    next suspects, with the line each is pointed to at ("" when there are none)."""
+    rest = suspects(spectrum, set(rounds), HINTED) if spectrum else []
+    named = "; ".join(f"{t.symbol} in {t.path}" + (f" (line {t.lines[0]})" if t.lines else "") for t in rest)
+    return (f"\n\nomni's own rounds are done. The failing tests also point to, best first: {named}. Read the "
+            "likeliest, then fix it (propose_fixes tries rewrites of one)." if named else "")

@@ -116,7 +116,7 @@ class VerifiedRepair:
         """One round of sampled rewrites (of the block, when there is one): their code, and how they were asked.
         failure: how the check fails on the code as it is (the assertion and its values), "" when unknown."""
         fields = dict(symbol=symbol, path=path, check=described(check, probes), note=note, failure=failure,
-                      **self._reader(path, symbol))
+                      **_reader(self.sandbox, path, symbol, self.readers.get((path, symbol))))
         replies, how = self.model.samples(self._messages("propose_block", source=marked(whole, block), **fields)
                                           if block else self._messages("propose", source=source, imports=imports,
                                                                        documented=source != whole, **fields),
@@ -125,16 +125,6 @@ class VerifiedRepair:
             self.meter.count(reply.usage, "candidates")
         codes = [code_of(r.text) for r in replies]
         return [spliced(whole, block, c) if c else c for c in codes] if block else codes, how
-
-    def _reader(self, path: str, symbol: str) -> dict:
-        """For a value (omni/repair/localize.py: values_of), the definition that reads it and its code, for the
-        prompt: how the value is used says what it must hold. No reader for a definition."""
-        reader = self.readers.get((path, symbol))
-        found = self.sandbox.run_tool("read_symbol", {"symbol": reader, "path": path}, 60) if reader else None
-        if not found or not found.success:
-            return {"reader": "", "reader_source": "", "value_name": symbol}
-        return {"reader": reader, "reader_source": without_docstring(details("read_symbol", found).sources[0]),
-                "value_name": symbol.rsplit(".", 1)[-1]}
 
     def _affordable(self) -> int:
         """How many mechanical candidates fit in MECHANICAL_S, at what trying one sampled candidate took."""
@@ -252,6 +242,16 @@ class VerifiedRepair:
                                                                       else "")
                                + "\nThe rest may need a change somewhere else.",
                                details={"step": {"path": path, "symbol": symbol, "still_failing": outcome.failing}})
+
+
+def _reader(sandbox: Sandbox, path: str, symbol: str, reader: str | None) -> dict:
+    """For a value (omni/repair/localize.py: values_of), the definition that reads it and its code, for the
+    prompt: how the value is used says what it must hold. No reader for a definition."""
+    found = sandbox.run_tool("read_symbol", {"symbol": reader, "path": path}, 60) if reader else None
+    if not found or not found.success:
+        return {"reader": "", "reader_source": "", "value_name": symbol}
+    return {"reader": reader, "reader_source": without_docstring(details("read_symbol", found).sources[0]),
+            "value_name": symbol.rsplit(".", 1)[-1]}
 
 
 def _ranked(rows: list, votes: dict[str, int], probes: Probes, baseline: list[dict]) -> list:
