@@ -91,6 +91,7 @@ def test_a_feature_goal_asks_for_no_reproduction_test_and_shows_no_red_mark(tmp_
     assert len(fake.requests) == 3  # the plan, the edit, the finish: no request for a reproduction test
     assert "✗ check" not in run.stdout
     assert run.summary()["check"]["source"] == "none" and "unchecked" in run.stdout
+    assert "no reproduction that fails on the code as it was" in " ".join(run.stdout.split())
 
 
 # ---- 2. apply is an informed choice ----------------------------------------------------------------------------

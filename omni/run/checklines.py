@@ -110,7 +110,8 @@ def _check_line(check: dict | None) -> str:
     check = check or {"source": "none", "holds": None}
     if check["source"] == "none":
         return "[yellow]unchecked:[/] no check could be settled (no example in the goal, no failing test it is " \
-               "about, no reproduction test); the tests that passed before and the review are all that looked at it"
+               "about, no reproduction that fails on the code as it was); the tests that passed before and the " \
+               "review are all that looked at it"
     if check["holds"] is True:
         return f"[green]verified:[/] the run's check holds ({safe(check['source'])})"
     if check["holds"] is False:
