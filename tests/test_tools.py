@@ -436,6 +436,11 @@ def test_a_value_a_function_reads_is_found_read_and_replaced_like_a_definition(b
     broken = call(box, "replace_symbol", path="units.py", symbol="_UNIT", new_source="_UNIT = {")
     assert broken.failure == "lint_failed" and "Nothing was written" in broken.error
     assert '_UNIT = {"h": 3600, "m": 60, "s": 1}' in (box.root / "units.py").read_text()
+    call(box, "create_file", path="shared.py", content="A = 1; B = 2\n\n\nclass K: D = 4\n")
+    for name in ("B", "K.D"):  # a statement that shares its line is not a value: rewriting its lines would cut
+        kept = call(box, "replace_symbol", path="shared.py", symbol=name, new_source=f"{name[-1]} = 5")
+        assert not kept.success, name
+    assert (box.root / "shared.py").read_text() == "A = 1; B = 2\n\n\nclass K: D = 4\n"
 
 
 def test_replace_symbol_given_a_directory_edits_the_one_file_that_defines_the_name(box):

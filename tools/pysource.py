@@ -60,22 +60,25 @@ def changed_definitions(before: str | None, after: str) -> list[str]:
 def values(text: str) -> list[tuple[str, str, int, int, int]]:
     """("value", qualified name, first line, last line, depth) of every name a module or a class body binds with
     one plain assignment (`_UNIT = {...}`, `Parser.PATTERN: str = "..."`): the tables, patterns and constants a
-    function reads. A name bound twice at one level is left out (which one is meant cannot be told)."""
+    function reads. A name bound twice at one level is left out (which one is meant cannot be told), and so is a
+    statement that shares a line with another (`A = 1; B = 2`, `class C: D = 3`): its lines are not its own."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return []
     rows: list[tuple[str, str, int, int, int]] = []
 
-    def walk(body: list[ast.stmt], prefix: str, depth: int) -> None:
+    def walk(body: list[ast.stmt], prefix: str, depth: int, header: int = 0) -> None:
         bound: dict[str, list[ast.stmt]] = {}
+        shared = {id(s) for a, b in zip(body, body[1:], strict=False) if b.lineno <= a.end_lineno for s in (a, b)}
+        shared |= {id(body[0])} if body and body[0].lineno == header else set()
         for statement in body:
             if isinstance(statement, ast.ClassDef):
-                walk(statement.body, f"{prefix}{statement.name}.", depth + 1)
+                walk(statement.body, f"{prefix}{statement.name}.", depth + 1, statement.lineno)
             for name in _assigned(statement):
                 bound.setdefault(name, []).append(statement)
-        rows.extend(("value", prefix + name, s[0].lineno, s[0].end_lineno, depth)
-                    for name, s in bound.items() if len(s) == 1 and _plain(s[0]))
+        rows.extend(("value", prefix + name, s[0].lineno, s[0].end_lineno, depth) for name, s in bound.items()
+                    if len(s) == 1 and _plain(s[0]) and id(s[0]) not in shared)
 
     walk(tree.body, "", 0)
     return sorted(rows, key=lambda r: r[2])

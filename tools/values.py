@@ -52,7 +52,8 @@ def _literal(source: str) -> bool:
         tree = ast.parse(textwrap.dedent(source))
     except (SyntaxError, ValueError):
         return False
-    return any(isinstance(n, ast.Constant) and n.value is not None for n in ast.walk(tree.body[0].value))
+    value = getattr(tree.body[0], "value", None) if tree.body else None
+    return value is not None and any(isinstance(n, ast.Constant) and n.value is not None for n in ast.walk(value))
 
 
 def named(text: str, symbol: str) -> tuple[str, int, int] | None:
