@@ -4,7 +4,8 @@ run's table says it for every task and nobody has to read the check half's recor
 The definitions the bug patch touched are the right targets. What omni tried is every definition its own repair
 rounds opened on (`opening` and `rung` events) and every definition a model edit changed (an edit observation's
 `details.symbols`); where the bug's definitions stood in the failing tests' spectrum is said beside it
-(`spectrum_rank`). The first of these that holds, in this order, names the failure:
+(`spectrum_rank`), and the values omni's rounds tried, a table or a constant a definition reads
+(`value_rounds`). The first of these that holds, in this order, names the failure:
 
   finished, graded wrong   omni accepted its own work, and the task's tests did not (the run's check was too weak)
   no check                 the run had nothing to try fixes against: no failing test, no example, no reproduction
@@ -119,7 +120,9 @@ def classify(events: list[dict], right: list[str], status: str) -> dict:
     passing = [c for c in candidates if c.get("passes")]
     facts = {"check": check.get("source") if check else None, "right": right, "tried": tried[:6],
              "candidates_on_right": len(candidates), "passing_on_right": len(passing), "ended": status,
-             "spectrum_rank": spectrum_rank(events, right)}
+             "spectrum_rank": spectrum_rank(events, right),
+             "value_rounds": [f"{e['path']}:{e['symbol']}" for e in events
+                              if e.get("kind") in ("opening", "rung") and e.get("reader")]}
     if status == "finished":
         kind = "finished, graded wrong"
     elif not check or check.get("source") == "none":

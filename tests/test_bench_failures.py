@@ -128,6 +128,10 @@ def test_each_kind_of_failure():
         assert how["right"] == right and how["ended"] == status
     how = failures.classify(_events(opening=("pkg/mod.py", "top"), edit=("pkg/mod.py", "size")), right, "x")
     assert how["tried"] == ["pkg/mod.py:top", "pkg/mod.py:size"] and how["spectrum_rank"] is None
+    assert how["value_rounds"] == []
+    valued = [*_events(opening=("pkg/mod.py", "top")), {"kind": "rung", "path": "pkg/mod.py", "symbol": "UNITS",
+                                                         "reader": "top"}]
+    assert failures.classify(valued, right, "x")["value_rounds"] == ["pkg/mod.py:UNITS"]
 
 
 def test_where_the_bugs_definition_stood_in_the_spectrum():

@@ -862,6 +862,7 @@ def test_when_no_rewrite_of_a_function_fixes_it_omni_tries_the_table_it_reads(tm
            [("opening", "seconds"), ("rung", "UNITS")]
     (rung,) = [e for e in run.events() if e["kind"] == "rung"]
     assert rung["why"].startswith("seconds reads it, and the rewrites of seconds found no fix")
+    assert rung["reader"] == "seconds"
     asked = fake.requests[-1]["messages"][-1]["content"]
     assert "Write a corrected value of `UNITS` in clock.py, which `seconds` reads" in asked
     assert "return count * UNITS[unit]" in asked and "`UNITS = ...`" in asked

@@ -151,7 +151,7 @@ class RepairStrategy:
             self.repair.readers[(target.path, target.symbol)] = target.reader
         if target.lines:
             self.repair.focus[(target.path, target.symbol)] = target.lines
-        self.events.emit(kind, path=target.path, symbol=target.symbol, why=why)
+        self.events.emit(kind, path=target.path, symbol=target.symbol, why=why, reader=target.reader)
         return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol}, call_id=call_id)
 
     def _spectrum(self, check: Check) -> Spectrum:
