@@ -101,4 +101,3 @@ def _plain(statement: ast.stmt) -> bool:
         return len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
     return isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
         and statement.value is not None
-

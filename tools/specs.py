@@ -1,8 +1,8 @@
-"""Every tool, declared once: its name (the class name), description (the docstring), typed parameters, kind, whether
-the small-model profile (--tools core) offers it, the tools/ module that implements it (a function of the same name; a
-host tool with a module has a sandbox half), and the model of its result's details. The host makes the model-facing
-schemas, argument validation and tool groups from these, the tool server its dispatch table. Descriptions name the
-form of an argument, never a value that could pass for a real one: small models copy them."""
+"""Every tool, declared once: its name (the class name), description (the docstring), typed parameters, kind,
+whether the small-model profile (--tools core) offers it, the tools/ module that implements it (a function of the
+same name; a host tool with a module has a sandbox half), and the model of its result's details. The host makes
+the model-facing schemas, argument validation and tool groups from these, the tool server its dispatch table.
+Descriptions name the form of an argument, never a value that could pass for a real one: small models copy them."""
 
 from __future__ import annotations
 
