@@ -31,8 +31,8 @@ class RepairStrategy:
       pattern, a constant of its module or class: omni/repair/localize.py, values_of; up to MAX_VALUES), then on
       the next definition the failing tests point to (the spectrum's, ties included), up to MAX_SUSPECTS
       definitions and MAX_LONG long ones: a wrong first target then costs a round, not the run; the last of them
-      names the model the suspects left. Later, a round on the
-      definition of an edit that made the check pass, once the finish gate found tests it broke (they join it).
+      names the model the suspects left. Later, a round on the definition of an edit that made the check pass,
+      once the finish gate found tests it broke (they join it).
     - after_action: after an edit, a round on the definition the model was working on, when its rewrite was
       refused or changed nothing, or when its edit landed and the run's check still fails.
     - propose: the propose_fixes tool.
