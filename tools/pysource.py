@@ -38,6 +38,11 @@ def definitions(text: str, path: str) -> list[tuple[str, str, int, int, int]]:
     return rows
 
 
+def is_named(name: str, symbol: str) -> bool:
+    """Whether a qualified name (Class.method) is the one symbol names: itself, or by its last parts."""
+    return name == symbol or name.endswith("." + symbol)
+
+
 def changed_definitions(before: str | None, after: str) -> list[str]:
     """The innermost definitions (qualified names) holding the lines an edit changed, in file order."""
     if not before:

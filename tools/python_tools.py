@@ -12,7 +12,7 @@ import libcst as cst
 from context import Context, result
 from edits import as_meant, gated_write, parses
 from files import all_files, numbered
-from pysource import definitions, values
+from pysource import definitions, is_named, values
 from values import named, replace_value, values_read
 from workspace import ToolError, not_utf8, read_text, resolve
 
@@ -97,17 +97,13 @@ def _find_definitions(ctx: Context, symbol: str, path: str) -> list[tuple]:
             rows = definitions(text, rel)
         except ToolError:
             continue
-        wanted = symbol if any(_is_named(name, symbol) for _, name, *_ in rows) else in_module(symbol, rel)
+        wanted = symbol if any(is_named(name, symbol) for _, name, *_ in rows) else in_module(symbol, rel)
         for kind, name, start, end, _depth in rows:
-            if _is_named(name, wanted):
+            if is_named(name, wanted):
                 matches.append((rel, kind, name, start, end, text.splitlines(), rows))
     # "parse" means the module's parse, not Parser.parse.
     matches.sort(key=lambda m: (m[2] != symbol, "test" in m[0].lower(), m[0], m[3]))
     return matches
-
-
-def _is_named(name: str, symbol: str) -> bool:
-    return name == symbol or name.endswith("." + symbol)
 
 
 def in_module(symbol: str, rel: str) -> str:
@@ -140,7 +136,7 @@ def _find_values(ctx: Context, symbol: str, path: str) -> list[tuple]:
         text = read_text(file, rel)
         if last in text:
             matches += [(rel, kind, name, start, end, text.splitlines(), []) for kind, name, start, end, _ in
-                        values(text) if _is_named(name, symbol) or _is_named(name, in_module(symbol, rel))]
+                        values(text) if is_named(name, symbol) or is_named(name, in_module(symbol, rel))]
     matches.sort(key=lambda m: ("test" in m[0].lower(), m[0], m[3]))
     return matches
 
@@ -281,9 +277,10 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
     path = _file_defining(ctx, path, symbol)
     file, text = _python_file(ctx, path)
     module = _parse(text, path)
-    if not any(_is_named(row[1], symbol) for row in _definitions(module)):
+    rows = _definitions(module)
+    if not any(is_named(row[1], symbol) for row in rows):
         symbol = in_module(symbol, resolve(ctx.root, path).relative_to(ctx.root).as_posix())
-    if new_source is not None and (value := named(text, symbol)):
+    if new_source is not None and (value := named(text, symbol, rows)):
         return replace_value(ctx, file, path, text, value, new_source, what)
     new = None
     if new_source is not None:

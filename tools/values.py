@@ -10,7 +10,7 @@ from pathlib import Path
 
 from context import Context, result
 from edits import gated_write
-from pysource import definitions, values
+from pysource import is_named, values
 from workspace import ToolError
 
 MAX_VALUES = 3
@@ -56,17 +56,13 @@ def _literal(source: str) -> bool:
     return value is not None and any(isinstance(n, ast.Constant) and n.value is not None for n in ast.walk(value))
 
 
-def named(text: str, symbol: str) -> tuple[str, int, int] | None:
-    """(qualified name, first line, last line) of the value symbol names in a module's text, when no def or class
-    has that name there; else None."""
-    if any(_named(row[1], symbol) for row in definitions(text, "")):
+def named(text: str, symbol: str, rows: list[tuple]) -> tuple[str, int, int] | None:
+    """(qualified name, first line, last line) of the value symbol names in a module's text, when none of its
+    definitions (rows: pysource.definitions of text) has that name; else None."""
+    if any(is_named(row[1], symbol) for row in rows):
         return None
-    found = [row for row in values(text) if _named(row[1], symbol)]
+    found = [row for row in values(text) if is_named(row[1], symbol)]
     return (found[0][1], found[0][2], found[0][3]) if len(found) == 1 else None
-
-
-def _named(name: str, symbol: str) -> bool:
-    return name == symbol or name.endswith("." + symbol)
 
 
 def replace_value(ctx: Context, file: Path, path: str, text: str, value: tuple[str, int, int], new_source: str,
