@@ -869,3 +869,29 @@ def test_when_no_rewrite_of_a_function_fixes_it_omni_tries_the_table_it_reads(tm
     value = [c for c in candidates(run) if c["target"] == "clock.py:UNITS"]
     assert [c["passes"] for c in value] == [True, False]  # the function's rewrite as a value: refused, not run
     assert (repo / "clock.py").read_text() == code.replace('"m": 3600', '"m": 60')
+
+
+def test_the_spectrum_s_next_suspect_is_tried_before_the_table_a_function_reads(tmp_path, fake, docker_engine):
+    """The suspects have the failing tests' evidence, a value only its reader's: when the round on `seconds` finds
+    no fix, the next round is on `_unit`, which the failing test runs too, and only then on the table."""
+    code = ('UNITS = {"h": 3600, "m": 3600, "s": 1}\n\n\ndef _unit(unit):\n    if unit not in UNITS:\n'
+            '        raise ValueError(unit)\n    return unit\n\n\ndef seconds(count, unit):\n'
+            '    return count * UNITS[_unit(unit)]\n')
+    tests = ("from clock import seconds\n\n\ndef test_seconds():\n    assert seconds(45, 'm') == 2700\n\n\n"
+             "def test_hours():\n    assert seconds(2, 'h') == 7200\n")
+    repo = make_repo(tmp_path / "repo", {"clock.py": code, "test_clock.py": tests})
+    wrong_1 = "```python\ndef seconds(count, unit):\n    return count * UNITS[_unit(unit)] + 1\n```"
+    wrong_2 = "```python\ndef seconds(count, unit):\n    return UNITS[_unit(unit)] * count\n```"
+    unit_1 = "```python\ndef _unit(unit):\n    return unit.lower()\n```"
+    unit_2 = "```python\ndef _unit(unit):\n    return unit.strip()\n```"
+    right = '```python\nUNITS = {"h": 3600, "m": 60, "s": 1}\n```'
+    fake.add(PLAN, {"choices": [wrong_1, wrong_2]}, {"choices": [wrong_2, wrong_1]},
+             {"choices": [unit_1, unit_2]}, {"choices": [unit_2, unit_1]}, {"choices": [right, wrong_1]})
+    run = run_omni(repo, "--yes", "--samples", "2", "fix the failing test", fake=fake,
+                   finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    assert [(e["kind"], e["symbol"]) for e in run.events() if e["kind"] in ("opening", "rung")] == \
+           [("opening", "seconds"), ("rung", "_unit"), ("rung", "UNITS")]
+    (value,) = [e for e in run.events() if e["kind"] == "rung" and e["symbol"] == "UNITS"]
+    assert value["reader"] == "seconds"
+    assert (repo / "clock.py").read_text() == code.replace('"m": 3600', '"m": 60')

@@ -17,7 +17,7 @@ Tried in this order; the first rule that names exactly one definition wins:
    tools/spectrum.py): no word of the goal is needed. Where no test fails, the goal's examples that do not hold
    are the failing side, and the tests of the code they run the passing one.
 When no rule names one, or a round on the one named finds no fix, `suspects` gives the next to try: the spectrum's
-best, ties included (omni/repair/strategy.py tries up to three, and two long ones besides); before them, the
+best, ties included (omni/repair/strategy.py tries up to three, and two long ones besides); after them, the
 values a definition tried reads (`values_of`: a fault in a module's table is not in the function, and the spectrum
 cannot see it, since every test runs a module's assignments on import).
 A definition in a test file is never the target. One longer than MAX_LINES is not asked for whole (its rewrites

@@ -17,7 +17,7 @@ from omni.results import Action, ToolResult
 ROUNDS = 2  # times the strategy asks for candidates per definition
 MAX_SUSPECTS = 3  # definitions omni's own rounds try, one after another, before the model's steps begin
 MAX_LONG = 2  # and besides them, definitions too long to ask for whole (their mechanical candidates alone: cheap)
-MAX_VALUES = 2  # and values the definitions tried read (a table, a pattern: a few lines each), next after their reader
+MAX_VALUES = 2  # and values the definitions tried read (a table, a pattern: a few lines each), after the suspects
 HINTED = 4  # the spectrum's suspects named to the model when omni's own rounds are done
 OWN_ROUNDS = ("omni_opening", "omni_suspect")  # the call ids of those rounds
 
@@ -27,11 +27,11 @@ class RepairStrategy:
 
     - own_action: omni's next action instead of the model's. First, the opening round on the definition the goal
       and the check point to (omni/repair/localize.py), when they point to exactly one, else on the spectrum's
-      best. When a round of its own finds no fix, a round on each value that definition reads (a table, a
-      pattern, a constant of its module or class: omni/repair/localize.py, values_of; up to MAX_VALUES), then on
-      the next definition the failing tests point to (the spectrum's, ties included), up to MAX_SUSPECTS
-      definitions and MAX_LONG long ones: a wrong first target then costs a round, not the run; the last of them
-      names the model the suspects left. Later, a round on the definition of an edit that made the check pass,
+      best. When a round of its own finds no fix, a round on the next definition the failing tests point to (the
+      spectrum's, ties included), up to MAX_SUSPECTS definitions and MAX_LONG long ones: a wrong first target then
+      costs a round, not the run. Then a round on each value the definitions tried read (a table, a pattern, a
+      constant of their module or class: omni/repair/localize.py, values_of; up to MAX_VALUES): the suspects have
+      the tests' evidence, a value only its reader's. The last round names the model the suspects left. Later, a round on the definition of an edit that made the check pass,
       once the finish gate found tests it broke (they join it).
     - after_action: after an edit, a round on the definition the model was working on, when its rewrite was
       refused or changed nothing, or when its edit landed and the run's check still fails.
@@ -133,12 +133,12 @@ class RepairStrategy:
         """The next suspect a round of omni's own would try, once the suspects are known; None when there is none
         left or the rounds' room is spent."""
         tried = _tried(self.rounds, self.stepped)
-        if values := [v for v in self.values if (v.path, v.symbol) not in tried][:MAX_VALUES - len(self.valued)]:
-            return values[0]
         room = {False: MAX_SUSPECTS - len(tried - self.long - self.valued), True: MAX_LONG - len(self.long)}
-        if room[False] <= 0 or self.suspects is None:
-            return None
-        return next((t for t in self.suspects if (t.path, t.symbol) not in tried and room[t.long] > 0), None)
+        if room[False] > 0 and self.suspects is not None and (suspect := next(
+                (t for t in self.suspects if (t.path, t.symbol) not in tried and room[t.long] > 0), None)):
+            return suspect
+        values = [v for v in self.values if (v.path, v.symbol) not in tried][:MAX_VALUES - len(self.valued)]
+        return values[0] if values else None
 
     def _own_round(self, target: Target, kind: str, why: str, call_id: str) -> Action:
         """A round of omni's own on target, said as an event of `kind`; the lines the tests point to, when known,
