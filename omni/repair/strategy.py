@@ -31,8 +31,8 @@ class RepairStrategy:
       spectrum's, ties included), up to MAX_SUSPECTS definitions and MAX_LONG long ones: a wrong first target then
       costs a round, not the run. Then a round on each value the definitions tried read (a table, a pattern, a
       constant of their module or class: omni/repair/localize.py, values_of; up to MAX_VALUES): the suspects have
-      the tests' evidence, a value only its reader's. The last round names the model the suspects left. Later, a round on the definition of an edit that made the check pass,
-      once the finish gate found tests it broke (they join it).
+      the tests' evidence, a value only its reader's. The last round names the model the suspects left. Later,
+      a round on the definition of an edit that made the check pass, once the finish gate found tests it broke.
     - after_action: after an edit, a round on the definition the model was working on, when its rewrite was
       refused or changed nothing, or when its edit landed and the run's check still fails.
     - propose: the propose_fixes tool.
