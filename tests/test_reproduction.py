@@ -205,3 +205,27 @@ def test_an_example_reply_that_is_no_example_or_no_expression_is_asked_again_and
     (check,) = checks(run)
     assert check["source"] == "reproduction test"
     assert "return a + b" in (repo / "calc.py").read_text() and not (repo / ".omni" / "check").exists()
+
+
+def test_an_example_whose_value_has_another_form_than_the_code_gives_is_asked_again(tmp_path, fake, docker_engine):
+    """The model guesses the form of the result wrong (a list where the function returns a tuple): such an example
+    fails on the starting code for its form alone, and no fix would make it hold. It is not the check; the next try
+    is told what the call gives now and in which form, and the one written in that form is."""
+    repo = make_repo(tmp_path / "repo", {
+        "span.py": "def bounds(values):\n    return (min(values), min(values))\n",
+        "test_span.py": "from span import bounds\n\n\ndef test_one():\n    assert bounds([4]) == (4, 4)\n"})
+    listed = {"text": json.dumps({"expression": "bounds([1, 5])", "expected": "[1, 5]"})}
+    tupled = {"text": json.dumps({"expression": "bounds([1, 5])", "expected": "(1, 5)"})}
+    fix = {"tool": "replace_in_file", "args": {"path": "span.py", "old_text": "min(values), min(values)",
+                                              "new_text": "min(values), max(values)"}}
+    fake.add(PLAN, listed, tupled, fix, FINISH)
+    run = run_omni(repo, "--yes", "the upper bound of a span comes out as its lower one", fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    first, second = [e for e in run.events() if e["kind"] == "reproduction_try"]
+    assert not first["fails_as_it_should"] and second["fails_as_it_should"]
+    asked = fake.requests[2]["messages"][-1]["content"]
+    assert "`bounds([1, 5])` gives (1, 1) on the code as it is now: the code gives a tuple of int, and you wrote " \
+           "a list of int" in asked
+    (check,) = checks(run)
+    assert check["source"] == "reproduction example" and "(try 2)" in check["result"]
+    assert "max(values)" in (repo / "span.py").read_text()

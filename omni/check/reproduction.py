@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from omni.box.toolbox import details
 from omni.check.examples import Evaluation, GoalExamples, evaluate
+from omni.check.forms import other_form
 from omni.goal.examples import Example
 from omni.goal.reading import names_word, speaks_of_errors
 from omni.model.textmode import code_of, json_object
@@ -153,6 +154,11 @@ class Reproduction:
             return str(example), None, (f"`{example.expression}` raised {got.got}. That is a mistake in the call "
                                         "or the value, not the problem the goal describes: call the code the way "
                                         "its tests do, on an input the goal is about.")
+        if not got.raised and (form := other_form(example.expected, got.got)):
+            return str(example), None, (f"`{example.expression}` gives {got.got} on the code as it is now: {form}. "
+                                        "A value of another form fails for its form alone, whatever the fix. Write "
+                                        "the value it should give in the form the code gives, changed only where "
+                                        "the goal says it goes wrong.")
         return str(example), got, got.describe()
 
     def _raise_shows_it(self, raised: str) -> bool:

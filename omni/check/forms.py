@@ -1,0 +1,57 @@
+"""Whether a value a model wrote has the form of the value the code gives: a reproduction example whose expected
+value is a dict of dicts where the code returns a dict of strings fails on the starting code for its form alone,
+and no fix of the code makes it hold. Only values both written as Python literals are compared; a number is any
+number, None fits anything (a function that returns nothing may be the problem), an empty collection fits any
+of its kind."""
+
+from __future__ import annotations
+
+import ast
+
+_NUMBER = (int, float, complex)
+
+
+def other_form(expected: str, got: str) -> str:
+    """"" when `expected` could be a value of the code's form (or either side is not a literal); else what each is,
+    for the model: "the code gives a dict of str, and you wrote a dict of dict"."""
+    try:
+        wrote, gives = ast.literal_eval(expected), ast.literal_eval(got)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return ""
+    if _fits(wrote, gives):
+        return ""
+    return f"the code gives {_form(gives)}, and you wrote {_form(wrote)}"
+
+
+def _fits(wrote: object, gives: object) -> bool:
+    if wrote is None or gives is None:
+        return True
+    if _number(wrote) and _number(gives):
+        return True
+    if type(wrote) is not type(gives):
+        return False
+    if isinstance(wrote, dict):
+        common = wrote.keys() & gives.keys()
+        if common:
+            return all(_fits(wrote[k], gives[k]) for k in common)
+        return _any_fits(list(wrote.values()), list(gives.values()))
+    if isinstance(wrote, (list, tuple, set, frozenset)):
+        return _any_fits(list(wrote), list(gives))
+    return True
+
+
+def _any_fits(wrote: list, gives: list) -> bool:
+    return not wrote or not gives or any(_fits(w, g) for w in wrote for g in gives)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, _NUMBER) and not isinstance(value, bool)
+
+
+def _form(value: object) -> str:
+    """`a dict of str`, `a list of int/str`, `a str`: the value's type and, for a collection, its items' types."""
+    items = list(value.values()) if isinstance(value, dict) else \
+        list(value) if isinstance(value, (list, tuple, set, frozenset)) else None
+    kinds = "/".join(sorted({type(i).__name__ for i in items})) if items else ""
+    name = type(value).__name__
+    return ("an " if name[0] in "aeiou" else "a ") + name + (f" of {kinds}" if kinds else "")
