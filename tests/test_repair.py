@@ -842,19 +842,22 @@ def test_after_a_step_the_same_definition_gets_its_second_round_when_what_still_
     assert "return a + b" in (repo / "calc.py").read_text()
 
 
+CLOCK_TESTS = ("from clock import seconds\n\n\ndef test_seconds():\n    assert seconds(45, 'm') == 2700\n\n\n"
+               "def test_hours():\n    assert seconds(2, 'h') == 7200\n")
+RIGHT_UNITS = '```python\nUNITS = {"h": 3600, "m": 60, "s": 1}\n```'
+
+
 def test_when_no_rewrite_of_a_function_fixes_it_omni_tries_the_table_it_reads(tmp_path, fake, docker_engine):
     """The fault is in a module-level table the failing test's function reads: no rewrite of the function passes,
     and the spectrum cannot point to the table (every test runs it on import). The next round of omni's own is on
     the table, asked with the function that reads it, and its right value is applied."""
     code = ('UNITS = {"h": 3600, "m": 3600, "s": 1}\n\n\ndef seconds(count, unit):\n'
             '    return count * UNITS[unit]\n')
-    tests = ("from clock import seconds\n\n\ndef test_seconds():\n    assert seconds(45, 'm') == 2700\n\n\n"
-             "def test_hours():\n    assert seconds(2, 'h') == 7200\n")
-    repo = make_repo(tmp_path / "repo", {"clock.py": code, "test_clock.py": tests})
+    repo = make_repo(tmp_path / "repo", {"clock.py": code, "test_clock.py": CLOCK_TESTS})
     wrong_1 = "```python\ndef seconds(count, unit):\n    return count * UNITS[unit] + 1\n```"
     wrong_2 = "```python\ndef seconds(count, unit):\n    return UNITS[unit] * count\n```"
-    right = '```python\nUNITS = {"h": 3600, "m": 60, "s": 1}\n```'
-    fake.add(PLAN, {"choices": [wrong_1, wrong_2]}, {"choices": [wrong_2, wrong_1]}, {"choices": [right, wrong_1]})
+    fake.add(PLAN, {"choices": [wrong_1, wrong_2]}, {"choices": [wrong_2, wrong_1]},
+             {"choices": [RIGHT_UNITS, wrong_1]})
     run = run_omni(repo, "--yes", "--samples", "2", "fix the failing test", fake=fake,
                    finish_on_check=True, opening_repair=True)
     assert run.code == 0, run.stdout + run.stderr
@@ -877,16 +880,13 @@ def test_the_spectrum_s_next_suspect_is_tried_before_the_table_a_function_reads(
     code = ('UNITS = {"h": 3600, "m": 3600, "s": 1}\n\n\ndef _unit(unit):\n    if unit not in UNITS:\n'
             '        raise ValueError(unit)\n    return unit\n\n\ndef seconds(count, unit):\n'
             '    return count * UNITS[_unit(unit)]\n')
-    tests = ("from clock import seconds\n\n\ndef test_seconds():\n    assert seconds(45, 'm') == 2700\n\n\n"
-             "def test_hours():\n    assert seconds(2, 'h') == 7200\n")
-    repo = make_repo(tmp_path / "repo", {"clock.py": code, "test_clock.py": tests})
+    repo = make_repo(tmp_path / "repo", {"clock.py": code, "test_clock.py": CLOCK_TESTS})
     wrong_1 = "```python\ndef seconds(count, unit):\n    return count * UNITS[_unit(unit)] + 1\n```"
     wrong_2 = "```python\ndef seconds(count, unit):\n    return UNITS[_unit(unit)] * count\n```"
     unit_1 = "```python\ndef _unit(unit):\n    return unit.lower()\n```"
     unit_2 = "```python\ndef _unit(unit):\n    return unit.strip()\n```"
-    right = '```python\nUNITS = {"h": 3600, "m": 60, "s": 1}\n```'
     fake.add(PLAN, {"choices": [wrong_1, wrong_2]}, {"choices": [wrong_2, wrong_1]},
-             {"choices": [unit_1, unit_2]}, {"choices": [unit_2, unit_1]}, {"choices": [right, wrong_1]})
+             {"choices": [unit_1, unit_2]}, {"choices": [unit_2, unit_1]}, {"choices": [RIGHT_UNITS, wrong_1]})
     run = run_omni(repo, "--yes", "--samples", "2", "fix the failing test", fake=fake,
                    finish_on_check=True, opening_repair=True)
     assert run.code == 0, run.stdout + run.stderr
