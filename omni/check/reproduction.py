@@ -46,10 +46,6 @@ class ReproductionExample(BaseModel):
     expected: str = Field(description="the value it should give once the problem is fixed, written in Python")
 
 
-class ReproductionValue(BaseModel):
-    expected: str = Field(description="the value the call should give once the problem is fixed, written in Python")
-
-
 @dataclass
 class Established:
     source: str  # "goal examples", "tests failing at the start", "reproduction example", "reproduction test", "none"
@@ -124,43 +120,12 @@ class Reproduction:
             code, shown, said = self._example_tried(reply)
             self.events.emit("reproduction_try", attempt=attempt, form="example", code=code,
                              fails_as_it_should=shown is not None, outcome=said)
-            if shown is not None and not shown.raised:
-                shown = self._revised(messages, shown)
-                said = shown.describe()
             if shown is not None:
                 self.example = shown
                 self.examples.adopt(shown)
                 return Established("reproduction example", [], f"{said} (try {attempt})")
             feedback = said
         return None
-
-    def _revised(self, messages: Callable[[str], list[dict]], shown: Evaluation) -> Evaluation:
-        """The example with the value it should give written again, shown what the call gives now: a value written
-        blind guesses the rest of the result too (its keys, its other items), and an example then fails for what
-        the guess got wrong besides the problem, which no fix makes hold. The example as it was when the reply is
-        not a value, or is one of another form, or one the call already gives."""
-        prompt = self.prompts.render("reproduce_value", goal=self.goal, expression=shown.example.expression,
-                                     got=shown.got)
-        reply = self.model.text(messages(prompt), schema=ReproductionValue, tools=self.tools,
-                                max_tokens=EXAMPLE_TOKENS)
-        self.meter.count(reply.usage, "reproduction")
-        try:
-            expected = ReproductionValue.model_validate(json_object(reply.text)).expected.strip()
-        except (ValueError, ValidationError):
-            expected = ""
-        example = Example(shown.example.expression, expected)
-        kept = "the example as written: the reply was not a value"
-        if expected and not _not_a_call(example) and not other_form(expected, shown.got):
-            done, _ = evaluate(self.sandbox, [example])
-            if done and not done[0].holds and not done[0].raised:
-                self.events.emit("reproduction_value", expected=expected, kept=False, outcome=done[0].describe())
-                return done[0]
-            kept = "the example as written: the value written again is what the call gives now" if done else \
-                "the example as written: the value written again could not be evaluated"
-        elif expected:
-            kept = "the example as written: the value written again is not a Python value of the call's form"
-        self.events.emit("reproduction_value", expected=expected or reply.text[:300], kept=True, outcome=kept)
-        return shown
 
     def _example_tried(self, reply) -> tuple[str, Evaluation | None, str]:
         """One reply's example evaluated on the starting code: (its text, its evaluation, what it showed) when it

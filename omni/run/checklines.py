@@ -28,10 +28,6 @@ class CheckLines:
         said = shows if fails_as_it_should else (outcome.strip().splitlines() or [f"no {form}"])[0][:140]
         self.print(f"  [dim]reproduction {safe(form)}, try {attempt}: {safe(said)}[/]")
 
-    def on_reproduction_value(self, expected, kept, outcome, **_):
-        said = outcome if kept else f"written again from what the call gives now: {expected}"
-        self.print(f"  [dim]reproduction example's value: {safe(said[:160])}[/]")
-
     def on_check_passes(self, tests, examples, **_):
         what = ", ".join(p for p in (f"{len(tests)} test(s)" if tests else "", f"{examples} example(s)" if examples
                                      else "") if p)

@@ -40,7 +40,6 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "baseline": ("tests", "failing", "lint_problems"),
     "check": ("source", "tests", "result", "tried", "unrelated"),
     "reproduction_try": ("attempt", "form", "code", "fails_as_it_should", "outcome"),
-    "reproduction_value": ("expected", "kept", "outcome"),
     "verification": ("holds", "failing", "unrelated"),
     "briefing": ("text", "lines"),
     "check_passes": ("tests", "examples"),
