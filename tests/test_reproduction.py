@@ -229,3 +229,37 @@ def test_an_example_whose_value_has_another_form_than_the_code_gives_is_asked_ag
     (check,) = checks(run)
     assert check["source"] == "reproduction example" and "(try 2)" in check["result"]
     assert "max(values)" in (repo / "span.py").read_text()
+
+
+def test_a_test_file_with_its_fence_left_in_and_no_import_is_mended_and_shows_the_problem(tmp_path, fake,
+                                                                                         docker_engine):
+    """The model put the code fence inside the JSON's file text and forgot the import the project's tests use:
+    the lint guard would refuse that file (a syntax error, an undefined name). omni takes the fence off and adds
+    the shown import line that binds the name; the file then fails on its assertion, and is the check."""
+    repo = make_repo(tmp_path / "repo", {**FILES, "test_calc.py": FILES["test_calc.py"].replace(
+        "from calc import mul", "from calc import add, mul")})
+    fenced = {"text": json.dumps({"test_code": "```python\ndef test_add_sums():\n    assert add(2, 2) == 4\n```"})}
+    fake.add(PLAN, *NO_EXAMPLE, fenced, FIX, FINISH)
+    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (tried,) = [e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test"]
+    assert tried["fails_as_it_should"]
+    assert tried["code"] == "from calc import add, mul\ndef test_add_sums():\n    assert add(2, 2) == 4"
+    (check,) = checks(run)
+    assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"]
+    assert len(fake.requests) == 6  # accepted at once: the finish gate does not lint omni's own file (`mul` unused)
+    assert "return a + b" in (repo / "calc.py").read_text()
+
+
+def test_an_example_that_prints_is_asked_again(tmp_path, fake, docker_engine):
+    """`print(...)` gives None whatever the code does: such an example shows nothing, and the next try is told so."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    printed = {"text": json.dumps({"expression": "print(add(2, 2))", "expected": "4"})}
+    fake.add(PLAN, printed, SHOWS_EXAMPLE, FIX, FINISH)
+    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    first, second = [e for e in run.events() if e["kind"] == "reproduction_try"]
+    assert not first["fails_as_it_should"] and second["fails_as_it_should"]
+    assert "`print(add(2, 2))` gives None whatever the code does" in fake.requests[2]["messages"][-1]["content"]
+    (check,) = checks(run)
+    assert check["source"] == "reproduction example" and "add(2, 2) gives 0 (try 2)" in check["result"]

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 from omni.box.toolbox import details
 from omni.check.examples import Evaluation, GoalExamples, evaluate
 from omni.check.forms import other_form
+from omni.check.mend import mended
 from omni.goal.examples import Example
 from omni.goal.reading import names_word, speaks_of_errors
 from omni.model.textmode import code_of, json_object
@@ -95,7 +96,7 @@ class Reproduction:
             reply = self.model.text(messages(prompt), schema=ReproductionTest, tools=self.tools,
                                     max_tokens=MAX_TOKENS)
             self.meter.count(reply.usage, "reproduction")
-            code, tests, said = self._tried(reply)
+            code, tests, said = self._tried(reply, imports)
             self.events.emit("reproduction_try", attempt=attempt, form="test", code=code,
                              fails_as_it_should=bool(tests), outcome=said)  # what each try did, for the record
             if tests:
@@ -166,14 +167,14 @@ class Reproduction:
         an error or a crash and it is not what a wrong call raises."""
         return names_word(self.goal, raised) or (raised not in MISUSE and speaks_of_errors(self.goal))
 
-    def _tried(self, reply) -> tuple[str, list[str], str]:
+    def _tried(self, reply, imports: str) -> tuple[str, list[str], str]:
         """One reply's test written and run: (its code, its failing tests, the run's headline) when it fails on an
         assertion, else (its code, [], what went wrong, for the next try's prompt). A reply cut off at the cap is
         not run; its code is the reply as it came."""
         if reply.finish_reason == "length":  # the cut text as the code, so the record shows where it ran on
             return reply.text, [], (f"Your reply was cut off at the length limit ({MAX_TOKENS} tokens) before the "
                                     "file was complete. Write a shorter file: the imports and one short test function.")
-        code = _test_code(reply.text)
+        code = mended(_test_code(reply.text), imports)  # a fence left in it, an import it lacks
         if not code:
             return "", [], "Your reply held no test file. Answer with the JSON object and the complete file."
         written = self.sandbox.run_tool("create_file", {"path": PATH, "content": code, "overwrite": True}, 60)
@@ -202,6 +203,10 @@ def _not_a_call(example: Example) -> str:
             return f"The {side} `{text[:120]}` is not one Python expression ({error.msg}). Write it on one line."
         if side == "expression" and not any(isinstance(node, ast.Call) for node in ast.walk(tree)):
             return f"`{text[:120]}` calls nothing: the expression must call the project's code."
+        if side == "expression" and isinstance(tree.body, ast.Call) and isinstance(tree.body.func, ast.Name) \
+                and tree.body.func.id == "print":
+            return (f"`{text[:120]}` gives None whatever the code does (print shows a value, and gives None): write "
+                    "the call itself, and the value it should give.")
     return ""
 
 

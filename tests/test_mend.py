@@ -1,0 +1,30 @@
+"""A reproduction test file mended before it is written (omni/check/mend.py), on files of no benchmark task."""
+
+from omni.check.mend import mended
+
+IMPORTS = "from shapes.area import circle_area, square_area\nimport shapes"
+
+
+def test_a_name_the_shown_imports_bind_gets_its_import_line_and_pytest_its_own():
+    code = ("@pytest.mark.parametrize('r', [1, 2])\ndef test_circle(r):\n"
+            "    assert circle_area(r) > square_area(r)\n")
+    assert mended(code, IMPORTS) == "from shapes.area import circle_area, square_area\nimport pytest\n" + code.rstrip()
+
+
+def test_the_fence_left_in_the_file_text_is_taken_off():
+    code = "```python\nfrom shapes.area import circle_area\n\ndef test_one():\n    assert circle_area(1) > 3\n```"
+    assert mended(code, IMPORTS) == code.removeprefix("```python\n").removesuffix("\n```")
+
+
+def test_what_no_shown_line_binds_stays_undefined_and_a_whole_file_stays_as_it_is():
+    unknown = "def test_one():\n    assert hexagon_area(1) > 2\n"
+    assert mended(unknown, IMPORTS) == unknown
+    whole = "import shapes\n\n\ndef test_one():\n    total = shapes.area.circle_area(1)\n    assert total > 3\n"
+    assert mended(whole, IMPORTS) == whole
+    assert mended("def test_(:\n", IMPORTS) == "def test_(:\n"  # does not parse: the guard says so to the model
+
+
+def test_imports_go_after_a_future_import():
+    code = "from __future__ import annotations\n\ndef test_one():\n    assert square_area(2) == 4\n"
+    assert mended(code, IMPORTS).splitlines()[:2] == ["from __future__ import annotations",
+                                                      "from shapes.area import circle_area, square_area"]
