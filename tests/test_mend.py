@@ -22,6 +22,7 @@ def test_what_no_shown_line_binds_stays_undefined_and_a_whole_file_stays_as_it_i
     whole = "import shapes\n\n\ndef test_one():\n    total = shapes.area.circle_area(1)\n    assert total > 3\n"
     assert mended(whole, IMPORTS) == whole
     assert mended("def test_(:\n", IMPORTS) == "def test_(:\n"  # does not parse: the guard says so to the model
+    assert mended("```python\ndef test_one():\n", IMPORTS) == "```python\ndef test_one():\n"  # a fence not closed
 
 
 def test_imports_go_after_a_future_import():

@@ -17,7 +17,7 @@ _KNOWN = {"pytest": "import pytest"}
 def mended(code: str, imports: str) -> str:
     """The file with its fence taken off and the imports it lacks added at its top; the file as given when it does
     not parse once unfenced, or lacks nothing that an import line binds."""
-    text = code_of(code) if code.lstrip().startswith("```") else code
+    text = (code_of(code) or code) if code.lstrip().startswith("```") else code  # an unclosed fence: as it came
     try:
         tree = ast.parse(text)
     except SyntaxError:
