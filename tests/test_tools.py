@@ -518,9 +518,12 @@ def test_lint_code_in_the_files_own_style_is_not_new_but_another_rule_is(box):
 
 def test_git_status_and_diff_show_the_runs_changes(box):
     call(box, "create_file", path="brand_new.txt", content="hello\n")
+    call(box, "create_file", path=".omni/check/test_reproduce.py", content="import os\n")  # omni's own: not shown
     assert "brand_new.txt" in call(box, "git_status").output
     diff = call(box, "git_diff").output
     assert "+hello" in diff and "brand_new.txt" in diff
+    assert ".omni" not in call(box, "git_status").output + diff
+    assert ".omni" not in call(box, "lint").output  # its unused import is nobody's problem
 
 
 def test_shell_exit_codes(box):

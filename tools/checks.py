@@ -19,18 +19,18 @@ FAILURE = 800  # characters of one failing test's message and trace kept in run_
 
 
 def _changes(ctx: Context) -> list[tuple[str, str]]:
-    """(status, path) of every change since the run started: committed checkpoints, edits, new files."""
+    """(status, path) of every change since the run started: committed checkpoints, edits, new files. omni's own
+    (.omni/: the run's reproduction test) are left out: they never enter the run's diff, so they are not the
+    model's changes to show, nor to lint."""
     done = ctx.run(["git", "diff", "--name-status", "--no-renames", ctx.base_rev], timeout=60)
     rows = [tuple(line.split("\t", 1)) for line in done.output.splitlines() if "\t" in line]
     untracked = ctx.run(["git", "ls-files", "--others", "--exclude-standard"], timeout=60).output.split("\n")
-    return rows + [("??", name) for name in untracked if name]
+    return [(status, name) for status, name in rows + [("??", name) for name in untracked if name]
+            if not name.startswith(".omni/")]
 
 
 def _changed_files(ctx: Context) -> list[str]:
-    """The files the run changed or added, omni's own (.omni/: the run's reproduction test) left out: they never
-    enter the run's diff, so their lint is nobody's problem."""
-    return [name for status, name in _changes(ctx) if status != "D" and (ctx.root / name).is_file()
-            and not name.startswith(".omni/")]
+    return [name for status, name in _changes(ctx) if status != "D" and (ctx.root / name).is_file()]
 
 
 def _ruff(ctx: Context, targets: list[str], cwd_root: str, config: str | None) -> list[dict] | None:
