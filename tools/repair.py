@@ -107,7 +107,8 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
             outcome["failing"] = ran["details"].get("failing", []) if counts else ["(the tests did not run)"]
             if ran.get("failure") == "timeout":
                 outcome["failing"] = ["(the tests timed out)"]
-            outcome["message"] = _first_failure(ran["output"]) if outcome["failing"] else ""
+            if outcome["failing"]:
+                outcome["message"] = _failure_of(ran["output"]) or ran["output"].strip()[-MESSAGE:]
         if examples:
             held = checks.check_examples(box, examples, timeout=min(timeout, 60))
             results = held["details"].get("results") if held["success"] else None
@@ -133,20 +134,13 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
     return outcome
 
 
-def _first_failure(output: str) -> str:
-    """The first failing test's block of a run_tests report: its id, message and the end of its trace."""
-    _, marker, rest = output.partition("\nFAILED ")
-    if not marker:
-        _, marker, rest = output.partition("\nERROR ")
-    return _until_next(rest)[:MESSAGE] if marker else output.strip()[-MESSAGE:]
-
-
-def _failure_of(report: str, test: str) -> str:
-    """test's block of a run_tests report (its message and the end of its trace); "" when the report leaves it out."""
+def _failure_of(report: str, test: str = "") -> str:
+    """A test's block of a run_tests report (its id, message and the end of its trace), the first failing test's
+    when none is named; "" when the report leaves it out."""
     for marker in ("\nFAILED ", "\nERROR "):
-        _, found, rest = report.partition(f"{marker}{test}\n")
+        _, found, rest = report.partition(f"{marker}{test}\n" if test else marker)
         if found:
-            return f"{test}\n{_until_next(rest)}"[:MESSAGE]
+            return (f"{test}\n{_until_next(rest)}" if test else _until_next(rest))[:MESSAGE]
     return ""
 
 

@@ -23,8 +23,10 @@ def mended(code: str, imports: str) -> str:
     except SyntaxError:
         return text
     lacking = _undefined(tree)
-    lines = [line for line in imports.splitlines() if _binds(line) & lacking]
-    lines += [_KNOWN[name] for name in sorted(lacking - set().union(*map(_binds, lines))) if name in _KNOWN]
+    binding = {line: _binds(line) for line in imports.splitlines()}
+    lines = [line for line, names in binding.items() if names & lacking]
+    bound = set().union(*(binding[line] for line in lines))
+    lines += [_KNOWN[name] for name in sorted(lacking - bound) if name in _KNOWN]
     if not lines:
         return text
     body = text.splitlines()
