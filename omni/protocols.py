@@ -29,7 +29,8 @@ class Model(Protocol):
              tools: list[dict[str, Any]] | None = None, max_tokens: int | None = None) -> ModelReply: ...
 
     def samples(self, messages: list[dict[str, Any]], k: int, temperature: float,
-                tools: list[dict[str, Any]] | None = None) -> tuple[list[ModelReply], str]: ...
+                tools: list[dict[str, Any]] | None = None, schema: Any = None,
+                max_tokens: int | None = None) -> tuple[list[ModelReply], str]: ...
 
 
 class Sandbox(Protocol):

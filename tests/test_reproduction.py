@@ -66,14 +66,14 @@ def test_when_omnis_own_round_comes_first_the_reproduction_test_does_not_wait_fo
     target (the one function it calls)."""
     repo = make_repo(tmp_path / "repo", FILES)
     right = "```python\ndef add(a, b):\n    return a + b\n```"
-    fake.add(PLAN, SHOWS_EXAMPLE, {"choices": [right, right]})
+    fake.add(PLAN, {"choices": [SHOWS_EXAMPLE["text"]] * 2}, {"choices": [right, right]})
     run = run_omni(repo, "--yes", "--samples", "2", GOAL, fake=fake, reproduce=True, opening_repair=True,
                    finish_on_check=True)
     assert run.code == 0, run.stdout + run.stderr
     (check,) = checks(run)
-    assert check["source"] == "reproduction example" and "try 1" in check["result"]
+    assert check["source"] == "reproduction example" and "(try 1; 2 of 2 samples wrote it)" in check["result"]
     assert "`add(2, 2) == 4` does not hold: add(2, 2) gives 0" in check["result"]
-    assert len(fake.requests) == 2 and fake.requests[1]["n"] == 2
+    assert len(fake.requests) == 2 and fake.requests[0]["n"] == fake.requests[1]["n"] == 2
     assert not any("high-level plan" in str(r["messages"][-1]["content"]) for r in fake.requests)
     assert "expression" in json.dumps(fake.requests[0]["response_format"])  # the reproduction example's schema
     assert fake.requests[0]["max_tokens"] == 200
@@ -263,3 +263,44 @@ def test_an_example_that_prints_is_asked_again(tmp_path, fake, docker_engine):
     assert "`print(add(2, 2))` gives None whatever the code does" in fake.requests[2]["messages"][-1]["content"]
     (check,) = checks(run)
     assert check["source"] == "reproduction example" and "add(2, 2) gives 0 (try 2)" in check["result"]
+
+
+def test_examples_are_sampled_together_and_the_one_they_agree_on_is_the_check(tmp_path, fake, docker_engine):
+    """With samples on, one request asks for several examples at a temperature; each is checked on the starting
+    code, and of those that show a problem the check is the one calling a function the goal names, called by most,
+    written most often: not the first that shows something (an example of another function), nor a lone value."""
+    repo = make_repo(tmp_path / "repo", {
+        "voice.py": "def shout(text):\n    return text.lower() + '!'\n\n\ndef whisper(text):\n"
+                    "    return text.lower() + '...'\n",
+        "test_voice.py": "from voice import whisper\n\n\ndef test_whisper():\n    assert whisper('Hi') == 'hi...'\n"})
+    other = json.dumps({"expression": "whisper('Hi')", "expected": "'HI...'"})  # shows a "problem", not the goal's
+    right = json.dumps({"expression": "shout('hi')", "expected": "'HI!'"})
+    lone = json.dumps({"expression": "shout('hi')", "expected": "'Hi!'"})
+    fix = {"tool": "replace_in_file", "args": {"path": "voice.py", "old_text": "text.lower() + '!'",
+                                              "new_text": "text.upper() + '!'"}}
+    fake.add(PLAN, {"choices": [other, right, lone, right]}, fix, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "4", "shouted text comes out in lower case", fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    asked = fake.requests[1]  # after the plan
+    assert asked["n"] == 4 and asked["temperature"] == 0.7
+    assert asked["max_tokens"] == 200 and "expression" in json.dumps(asked["response_format"])
+    tries = [e for e in run.events() if e["kind"] == "reproduction_try"]
+    assert [(t["sample"], t["fails_as_it_should"]) for t in tries] == [(1, True), (2, True), (3, True), (4, True)]
+    (check,) = checks(run)
+    assert check["source"] == "reproduction example"
+    assert "`shout('hi') == 'HI!'` does not hold: shout('hi') gives 'hi!' (try 1; 2 of 4 samples wrote it)" in \
+        check["result"]
+    assert "text.upper()" in (repo / "voice.py").read_text()
+
+
+def test_sampled_examples_none_of_which_shows_the_problem_are_asked_again_with_the_first_mistake(tmp_path, fake,
+                                                                                                docker_engine):
+    repo = make_repo(tmp_path / "repo", FILES)
+    fake.add(PLAN, {"choices": [HOLDS["text"], MISCALLED["text"]]}, {"choices": [SHOWS_EXAMPLE["text"]] * 2}, FIX,
+             FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    again = fake.requests[2]["messages"][-1]["content"]
+    assert "`mul(2, 3)` gives 6 on the code as it is now" in again and "add(2)" not in again
+    (check,) = checks(run)
+    assert check["source"] == "reproduction example" and "(try 2; 2 of 2 samples wrote it)" in check["result"]

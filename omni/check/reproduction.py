@@ -2,7 +2,8 @@
 and where there are neither (a goal that only describes a symptom), a reproduction the model writes and omni
 confirms shows the problem on the starting code. Re-asked, with what went wrong, within a small budget:
 - first as an example, one call and the value it should give (a reply of a few dozen tokens, whose names the
-  sandbox finds without an import); it joins the goal's examples, so it is checked, probed and traced as they are;
+  sandbox finds without an import), a few sampled at once and the one they agree on taken; it joins the goal's
+  examples, so it is checked, probed and traced as they are;
 - then as a short test file, for a problem one expression cannot show.
 
 The reproduction test lives in the workspace's .omni/check/ folder: pytest runs it when named, the full
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field, ValidationError
 
 from omni.box.toolbox import details
+from omni.check.agreement import agreed
 from omni.check.examples import Evaluation, GoalExamples, evaluate
 from omni.check.forms import other_form
 from omni.check.mend import mended
@@ -34,6 +36,8 @@ SHOWN_IMPORTS = 6  # the project's tests' most common import lines of its own co
 MAX_TOKENS = 512  # a reply's cap: a test file of one or two short tests is 100-300 tokens; a small model that runs
                   # on past that repeats itself to the configured cap (1,024 with --local: two minutes on a CPU)
 EXAMPLE_TOKENS = 200  # an example's reply: one call and one value, 20-80 tokens
+EXAMPLE_SAMPLES = 4  # examples asked at once in a try (a llama.cpp server's slots write them together), at most
+EXAMPLE_TEMPERATURE = 0.7  # warm enough that a small model's answers differ where it is unsure
 # What a call raises when it is called wrongly, not when the code goes wrong: never a reproduction by itself.
 MISUSE = {"NameError", "ImportError", "ModuleNotFoundError", "SyntaxError", "TypeError", "AttributeError"}
 
@@ -57,13 +61,14 @@ class Established:
 class Reproduction:
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter, goal: str,
                  examples: GoalExamples | None = None, tools: list[dict] | None = None, attempts: int = 2,
-                 example_attempts: int = 2):
+                 example_attempts: int = 2, example_samples: int = EXAMPLE_SAMPLES):
         # meter: the run's usage meter (omni/loop/state.py), which counts these requests with the rest;
         # tools: the steps' tool list, sent along so the request extends the steps' cached prefix;
         # examples: the goal's examples, which a reproduction example joins (None: no example is asked for)
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
         self.goal, self.attempts, self.tools = goal, attempts, tools
         self.examples, self.example_attempts = examples, example_attempts if examples is not None else 0
+        self.example_samples = min(example_samples, EXAMPLE_SAMPLES)  # the run's --samples: 1 asks one, greedy
         self.tests: list[str] = []
         self.example: Evaluation | None = None  # the reproduction example, once one shows the problem
 
@@ -110,23 +115,39 @@ class Reproduction:
                                        f"{self.attempts} test(s) tried)")
 
     def _by_example(self, messages: Callable[[str], list[dict]], imports: str) -> Established | None:
-        """The example tries: the first whose call does not give what it should on the starting code joins the
-        goal's examples; None when none does."""
+        """The example tries, each a few samples at once: of those whose call does not give what it should on the
+        starting code, the one they agree on most (omni/check/agreement.py) joins the goal's examples; None when
+        no try has one."""
         feedback = ""
         for attempt in range(1, self.example_attempts + 1):
             prompt = self.prompts.render("reproduce_example", goal=self.goal, feedback=feedback, imports=imports)
-            reply = self.model.text(messages(prompt), schema=ReproductionExample, tools=self.tools,
-                                    max_tokens=EXAMPLE_TOKENS)
-            self.meter.count(reply.usage, "reproduction")
-            code, shown, said = self._example_tried(reply)
-            self.events.emit("reproduction_try", attempt=attempt, form="example", code=code,
-                             fails_as_it_should=shown is not None, outcome=said)
-            if shown is not None:
-                self.example = shown
-                self.examples.adopt(shown)
-                return Established("reproduction example", [], f"{said} (try {attempt})")
-            feedback = said
+            replies = self._example_replies(messages(prompt))
+            shown, feedback = [], ""
+            for sample, reply in enumerate(replies, 1):
+                self.meter.count(reply.usage, "reproduction")
+                code, evaluation, said = self._example_tried(reply)
+                self.events.emit("reproduction_try", attempt=attempt, sample=sample if len(replies) > 1 else 0,
+                                 form="example", code=code, fails_as_it_should=evaluation is not None, outcome=said)
+                if evaluation is not None:
+                    shown.append(evaluation)
+                feedback = feedback or ("" if evaluation else said)  # the first sample's mistake, for the next try
+            if shown:
+                chosen, agree = agreed(shown, self.goal)
+                self.example = chosen
+                self.examples.adopt(chosen)
+                of = f"; {agree} of {len(replies)} samples wrote it" if len(replies) > 1 else ""
+                return Established("reproduction example", [], f"{chosen.describe()} (try {attempt}{of})")
         return None
+
+    def _example_replies(self, messages: list[dict]) -> list:
+        """One try's replies: EXAMPLE_SAMPLES at EXAMPLE_TEMPERATURE, or one at the configured temperature when the
+        run samples no candidates (--samples 1)."""
+        if self.example_samples < 2:
+            return [self.model.text(messages, schema=ReproductionExample, tools=self.tools,
+                                    max_tokens=EXAMPLE_TOKENS)]
+        replies, _ = self.model.samples(messages, self.example_samples, EXAMPLE_TEMPERATURE, tools=self.tools,
+                                        schema=ReproductionExample, max_tokens=EXAMPLE_TOKENS)
+        return replies
 
     def _example_tried(self, reply) -> tuple[str, Evaluation | None, str]:
         """One reply's example evaluated on the starting code: (its text, its evaluation, what it showed) when it

@@ -132,6 +132,18 @@ def name_words(name: str) -> set[str]:
     return {part.lower() for part in re.split(r"_+|(?<=[a-z0-9])(?=[A-Z])", name) if part}
 
 
+def shared_words(name: str, words: frozenset[str]) -> set[str]:
+    """The goal's words a name shares: a word of the name that is one of them or begins with one ("slugs" gives
+    slug, which begins `slugify`; "encoding" gives encod, which begins `encode`), as the search that found the name
+    matched it. A part counts once, by the longest word it begins with ("words" is not both words and word)."""
+    shared = set()
+    for part in name_words(name):
+        begins = [word for word in words if part.startswith(word)]
+        if begins:
+            shared.add(max(begins, key=len))
+    return shared
+
+
 def _wrong_values(goal: str) -> list[tuple[str, str]]:
     return [(m.group(0), m.group(2)) for m in _QUOTED.finditer(goal) if _GOES_WRONG.match(goal, m.end())]
 

@@ -77,20 +77,29 @@ class ChatModel:
         server constrains replies to a JSON schema, the reply is constrained to it; the caller parses
         leniently either way. tools: the steps' tool list, sent (tool_choice none) to keep the steps' prefix.
         max_tokens: a cap for this reply, below the configured one (never above it)."""
+        keep = self._capped(tools, max_tokens)
+        return self._in_schema(schema, lambda **fmt: self._request(messages, **keep, **fmt))
+
+    def _capped(self, tools: list[dict[str, Any]] | None, max_tokens: int | None) -> dict[str, Any]:
         keep = self._keep_prefix(tools)
         caps = [cap for cap in (max_tokens, self.config.max_tokens) if cap]
         if caps:
             keep["max_tokens"] = min(caps)
+        return keep
+
+    def _in_schema(self, schema: type[BaseModel] | None, ask: Callable[..., Any]) -> Any:
+        """ask() with the schema as its response format where the server constrains replies to one, and without
+        it where the server refuses it."""
         if schema is None or not self.structured():
-            return self._request(messages, **keep)
+            return ask()
         fmt = {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()}}
         try:
-            return self._request(messages, response_format=fmt, **keep)
+            return ask(response_format=fmt)
         except ModelError as exc:
             if "HTTP 400" not in str(exc) and "HTTP 422" not in str(exc):
                 raise
             self._emit("warning", message=f"the server refused the {schema.__name__} schema; asking without it")
-            return self._request(messages, **keep)
+            return ask()
 
     def _keep_prefix(self, tools: list[dict[str, Any]] | None) -> dict[str, Any]:
         """In native mode the steps send their tools, which llama.cpp renders at the prompt's start: a request
@@ -99,9 +108,12 @@ class ChatModel:
         return {"tools": tools, "tool_choice": "none"} if tools and self.tool_mode == "native" else {}
 
     def samples(self, messages: list[dict[str, Any]], k: int, temperature: float,
-                tools: list[dict[str, Any]] | None = None) -> tuple[list[Reply], str]:
-        """k replies to one prompt, and how they were asked (omni/model/sampling.py). tools: as for text()."""
-        return self.sampler.samples(messages, k, temperature, self._keep_prefix(tools))
+                tools: list[dict[str, Any]] | None = None, schema: type[BaseModel] | None = None,
+                max_tokens: int | None = None) -> tuple[list[Reply], str]:
+        """k replies to one prompt, and how they were asked (omni/model/sampling.py). tools, schema and
+        max_tokens: as for text()."""
+        keep = self._capped(tools, max_tokens)
+        return self._in_schema(schema, lambda **fmt: self.sampler.samples(messages, k, temperature, {**keep, **fmt}))
 
     def slots(self) -> Slots | None:
         return self.sampler.slots()

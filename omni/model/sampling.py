@@ -28,7 +28,7 @@ class Sampler:
         parked = None
         if at_once > 1 and self._n_ok is not False:
             try:
-                parked = request(messages, max_tokens=1, **keep).usage if slots else None
+                parked = request(messages, **{**keep, "max_tokens": 1}).usage if slots else None
                 replies = request(messages, temperature=temperature, n=at_once, **keep)
                 self._n_ok = len(replies) == at_once
             except ModelError as exc:

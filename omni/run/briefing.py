@@ -11,7 +11,7 @@ import json
 from collections import Counter
 
 from omni.box.toolbox import details
-from omni.goal.reading import GoalReading, name_words
+from omni.goal.reading import GoalReading, shared_words
 from omni.protocols import Sandbox
 
 MAX_SYMBOLS = 4
@@ -73,25 +73,13 @@ def related_definitions(sandbox: Sandbox, reading: GoalReading) -> list[tuple[st
     ran = sandbox.run_tool("find_definitions", {"containing": sorted(words), "max_results": 2000}, 60)
     found = []
     for hit in details("find_definitions", ran).found if ran.success else []:
-        shared = _shared_words(hit.name, words)
+        shared = shared_words(hit.name, words)
         if shared and "test" not in hit.path.lower() and (hit.path, hit.name) not in {f[:2] for f in found}:
             found.append((hit.path, hit.name, shared))
     uses = Counter(word for _, _, shared in found for word in shared)
     scored = sorted(found, key=lambda item: -sum(1 / uses[word] for word in item[2]))
     return [(path, name) for path, name, shared in scored
             if sum(1 / uses[word] for word in shared) >= 0.5][:MAX_RELATED]
-
-
-def _shared_words(name: str, words: frozenset[str]) -> set[str]:
-    """The goal's words a name shares: a word of the name that is one of them or begins with one ("slugs" gives
-    slug, which begins `slugify`; "encoding" gives encod, which begins `encode`), as the search that found the name
-    matched it. A part counts once, by the longest word it begins with ("words" is not both words and word)."""
-    shared = set()
-    for part in name_words(name):
-        begins = [word for word in words if part.startswith(word)]
-        if begins:
-            shared.add(max(begins, key=len))
-    return shared
 
 
 def named_code(sandbox: Sandbox, reading: GoalReading, files: list[str]) -> str:

@@ -22,11 +22,12 @@ class CheckLines:
             self.print(f"  [dim]failing before the run, and not what the goal is about (they do not block): "
                        f"{safe(', '.join(unrelated[:3]))}{' …' if len(unrelated) > 3 else ''}[/]")
 
-    def on_reproduction_try(self, attempt, fails_as_it_should, outcome, form="test", **_):
+    def on_reproduction_try(self, attempt, fails_as_it_should, outcome, form="test", sample=None, **_):
         shows = "fails on the starting code, as it should" if form == "test" else \
             "does not hold on the starting code, as it should"
         said = shows if fails_as_it_should else (outcome.strip().splitlines() or [f"no {form}"])[0][:140]
-        self.print(f"  [dim]reproduction {safe(form)}, try {attempt}: {safe(said)}[/]")
+        which = f", sample {sample}" if sample else ""
+        self.print(f"  [dim]reproduction {safe(form)}, try {attempt}{which}: {safe(said)}[/]")
 
     def on_check_passes(self, tests, examples, **_):
         what = ", ".join(p for p in (f"{len(tests)} test(s)" if tests else "", f"{examples} example(s)" if examples

@@ -122,8 +122,8 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     code = "\n\n".join(p for p in (examples.start(sandbox), named_code(sandbox, reading, files)) if p)
     if not request.plan_only:
         gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
-    tools = parts.toolbox.schemas()  # requests on the steps' conversation send the steps' tools (a stable prefix)
-    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, reading.text, examples, tools)
+    reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, reading.text, examples,
+                                parts.toolbox.schemas(), example_samples=s.samples)  # the steps' tools: one prefix
 
     def about() -> list[str]:  # the tests failing at the start that the goal is about (settled in ready())
         return [t for t in sorted(gate.base_tests.failing) if t not in gate.unrelated]

@@ -1,0 +1,53 @@
+"""Which of several sampled reproduction examples becomes the run's check: the one the samples agree on most.
+
+A small model asked once, at temperature 0, for an example and its value writes one answer, and asked again with
+what was wrong often writes the same one. Asked for a few at once, at a temperature, its answers differ where it is
+unsure and repeat where it is not (self-consistency). Of the examples that show the problem on the code as it is
+(each checked on its own first), the one chosen:
+
+1. calls a function whose name shares a word with the goal ("slugs" and `slugify`), when one does: an example of
+   another function shows another problem;
+2. calls the function that most of them call;
+3. is the call and value written most often (two samples of `f('45m') == 2700` outvote one of `f('45m') == 45`);
+4. came first.
+
+Only the examples that show the problem vote: one that holds, raises what a wrong call raises, or cannot be read
+says nothing about what the goal's behaviour should be."""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+
+from omni.check.examples import Evaluation
+from omni.goal.reading import plain_words, shared_words
+
+
+def agreed(shown: list[Evaluation], goal: str) -> tuple[Evaluation, int]:
+    """The chosen example of `shown` (non-empty, in the samples' order), and how many of them wrote its call and
+    value."""
+    words = frozenset(plain_words(goal))
+    called = [_called(e.example.expression) for e in shown]
+    calls = Counter(name for name, _ in called)
+    written = Counter(str(e.example) for e in shown)
+
+    def rank(n: int) -> tuple[bool, int, int, int]:
+        name, names = called[n]
+        return (not any(shared_words(each, words) for each in names), -calls[name], -written[str(shown[n].example)], n)
+
+    best = min(range(len(shown)), key=rank)
+    return shown[best], written[str(shown[best].example)]
+
+
+def _called(expression: str) -> tuple[str, list[str]]:
+    """The name of the outermost call of an expression (`push` in `Ring(2).push(1)`), and every name it calls."""
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return "", []
+    names = [_name(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    return (names[0] if names else ""), [n for n in names if n]
+
+
+def _name(func: ast.expr) -> str:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
