@@ -71,7 +71,7 @@ def test_when_omnis_own_round_comes_first_the_reproduction_test_does_not_wait_fo
                    finish_on_check=True)
     assert run.code == 0, run.stdout + run.stderr
     (check,) = checks(run)
-    assert check["source"] == "reproduction example" and "(try 1; 2 of 2 samples wrote it)" in check["result"]
+    assert check["source"] == "reproduction example" and "(try 1; 2 samples wrote it)" in check["result"]
     assert "`add(2, 2) == 4` does not hold: add(2, 2) gives 0" in check["result"]
     assert len(fake.requests) == 2 and fake.requests[0]["n"] == fake.requests[1]["n"] == 2
     assert not any("high-level plan" in str(r["messages"][-1]["content"]) for r in fake.requests)
@@ -251,56 +251,74 @@ def test_a_test_file_with_its_fence_left_in_and_no_import_is_mended_and_shows_th
     assert "return a + b" in (repo / "calc.py").read_text()
 
 
-def test_an_example_that_prints_is_asked_again(tmp_path, fake, docker_engine):
-    """`print(...)` gives None whatever the code does: such an example shows nothing, and the next try is told so."""
+def test_an_example_that_prints_is_read_as_the_call_it_prints_and_one_printing_more_is_asked_again(tmp_path, fake,
+                                                                                                  docker_engine):
+    """`print(...)` gives None whatever the code does: a print of one call is read as that call (what the model
+    means); a print of more than one thing shows nothing, and the next try is told so."""
     repo = make_repo(tmp_path / "repo", FILES)
-    printed = {"text": json.dumps({"expression": "print(add(2, 2))", "expected": "4"})}
-    fake.add(PLAN, printed, SHOWS_EXAMPLE, FIX, FINISH)
+    printed = {"text": json.dumps({"expression": "print(add(2, 2), 'sum')", "expected": "4"})}
+    printed_one = {"text": json.dumps({"expression": "print(add(2, 2))", "expected": "4"})}
+    fake.add(PLAN, printed, printed_one, FIX, FINISH)
     run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
     first, second = [e for e in run.events() if e["kind"] == "reproduction_try"]
-    assert not first["fails_as_it_should"] and second["fails_as_it_should"]
-    assert "`print(add(2, 2))` gives None whatever the code does" in fake.requests[2]["messages"][-1]["content"]
+    assert not first["fails_as_it_should"] and second["fails_as_it_should"] and second["code"] == "add(2, 2) == 4"
+    assert "`print(add(2, 2), 'sum')` gives None whatever the code does" in fake.requests[2]["messages"][-1]["content"]
     (check,) = checks(run)
     assert check["source"] == "reproduction example" and "add(2, 2) gives 0 (try 2)" in check["result"]
 
 
 def test_examples_are_sampled_together_and_the_one_they_agree_on_is_the_check(tmp_path, fake, docker_engine):
     """With samples on, one request asks for several examples at a temperature; each is checked on the starting
-    code, and of those that show a problem the check is the one calling a function the goal names, called by most,
-    written most often: not the first that shows something (an example of another function), nor a lone value."""
+    code, and of those that show a problem and two samples wrote alike, the check is the one calling a function the
+    goal names, not the first that shows something (an example of another function, written as often)."""
     repo = make_repo(tmp_path / "repo", {
         "voice.py": "def shout(text):\n    return text.lower() + '!'\n\n\ndef whisper(text):\n"
                     "    return text.lower() + '...'\n",
         "test_voice.py": "from voice import whisper\n\n\ndef test_whisper():\n    assert whisper('Hi') == 'hi...'\n"})
     other = json.dumps({"expression": "whisper('Hi')", "expected": "'HI...'"})  # shows a "problem", not the goal's
     right = json.dumps({"expression": "shout('hi')", "expected": "'HI!'"})
-    lone = json.dumps({"expression": "shout('hi')", "expected": "'Hi!'"})
     fix = {"tool": "replace_in_file", "args": {"path": "voice.py", "old_text": "text.lower() + '!'",
                                               "new_text": "text.upper() + '!'"}}
-    fake.add(PLAN, {"choices": [other, right, lone, right]}, fix, FINISH)
-    run = run_omni(repo, "--yes", "--samples", "4", "shouted text comes out in lower case", fake=fake, reproduce=True)
+    fake.add(PLAN, {"choices": [other, right, other, right]}, fix, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "9", "shouted text comes out in lower case", fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
     asked = fake.requests[1]  # after the plan
-    assert asked["n"] == 4 and asked["temperature"] == 0.7
+    assert asked["n"] == 4 and asked["temperature"] == 0.7  # at most 4 examples a try, whatever --samples says
     assert asked["max_tokens"] == 200 and "expression" in json.dumps(asked["response_format"])
     tries = [e for e in run.events() if e["kind"] == "reproduction_try"]
     assert [(t["sample"], t["fails_as_it_should"]) for t in tries] == [(1, True), (2, True), (3, True), (4, True)]
     (check,) = checks(run)
     assert check["source"] == "reproduction example"
-    assert "`shout('hi') == 'HI!'` does not hold: shout('hi') gives 'hi!' (try 1; 2 of 4 samples wrote it)" in \
+    assert "`shout('hi') == 'HI!'` does not hold: shout('hi') gives 'hi!' (try 1; 2 samples wrote it)" in \
         check["result"]
     assert "text.upper()" in (repo / "voice.py").read_text()
 
 
-def test_sampled_examples_none_of_which_shows_the_problem_are_asked_again_with_the_first_mistake(tmp_path, fake,
-                                                                                                docker_engine):
+def test_sampled_examples_vote_across_tries_and_the_next_try_hears_the_first_mistake(tmp_path, fake, docker_engine):
+    """The first try's samples: one holds already, one shows the problem alone (not yet a check); the second try
+    is told the first mistake, and one of its samples writes the same example: two votes, so it is the check."""
     repo = make_repo(tmp_path / "repo", FILES)
-    fake.add(PLAN, {"choices": [HOLDS["text"], MISCALLED["text"]]}, {"choices": [SHOWS_EXAMPLE["text"]] * 2}, FIX,
-             FINISH)
+    fake.add(PLAN, {"choices": [HOLDS["text"], SHOWS_EXAMPLE["text"]]},
+             {"choices": [MISCALLED["text"], SHOWS_EXAMPLE["text"]]}, FIX, FINISH)
     run = run_omni(repo, "--yes", "--samples", "2", GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
     again = fake.requests[2]["messages"][-1]["content"]
     assert "`mul(2, 3)` gives 6 on the code as it is now" in again and "add(2)" not in again
     (check,) = checks(run)
-    assert check["source"] == "reproduction example" and "(try 2; 2 of 2 samples wrote it)" in check["result"]
+    assert check["source"] == "reproduction example" and "(try 2; 2 samples wrote it)" in check["result"]
+
+
+def test_sampled_examples_that_never_agree_are_no_check_and_the_test_file_is_asked_for(tmp_path, fake,
+                                                                                    docker_engine):
+    """Each sample shows "a problem" with a value of its own (a small model's values at a temperature): none is
+    taken, since a wrong check is worse than none, and the run goes on to the test file."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    lone = [json.dumps({"expression": f"add({n}, 1)", "expected": str(n + 2)}) for n in range(4)]
+    fake.add(PLAN, {"choices": lone[:2]}, {"choices": lone[2:]}, SHOWS, FIX, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    tries = [e for e in run.events() if e["kind"] == "reproduction_try"]
+    assert [t["form"] for t in tries] == ["example"] * 4 + ["test"] and all(t["fails_as_it_should"] for t in tries)
+    (check,) = checks(run)
+    assert check["source"] == "reproduction test"

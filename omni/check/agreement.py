@@ -12,7 +12,10 @@ unsure and repeat where it is not (self-consistency). Of the examples that show 
 4. came first.
 
 Only the examples that show the problem vote: one that holds, raises what a wrong call raises, or cannot be read
-says nothing about what the goal's behaviour should be."""
+says nothing about what the goal's behaviour should be. And a lone answer is not taken: at a temperature a small
+model also writes values at random (`to_number('IV') == 5`), which "show a problem" as well as a right one does. A
+wrong check is worse than none: no fix can pass it, and the run spends its time on it. So an example becomes the
+check only once at least two samples (of this try or an earlier one) wrote the same call and value."""
 
 from __future__ import annotations
 
@@ -23,9 +26,9 @@ from omni.check.examples import Evaluation
 from omni.goal.reading import plain_words, shared_words
 
 
-def agreed(shown: list[Evaluation], goal: str) -> tuple[Evaluation, int]:
-    """The chosen example of `shown` (non-empty, in the samples' order), and how many of them wrote its call and
-    value."""
+def agreed(shown: list[Evaluation], goal: str, at_least: int = 2) -> tuple[Evaluation, int] | None:
+    """The chosen example of `shown` (in the samples' order) among those whose call and value at least `at_least`
+    of them wrote, and how many wrote it; None when no example was written that often."""
     words = frozenset(plain_words(goal))
     called = [_called(e.example.expression) for e in shown]
     calls = Counter(name for name, _ in called)
@@ -35,7 +38,10 @@ def agreed(shown: list[Evaluation], goal: str) -> tuple[Evaluation, int]:
         name, names = called[n]
         return (not any(shared_words(each, words) for each in names), -calls[name], -written[str(shown[n].example)], n)
 
-    best = min(range(len(shown)), key=rank)
+    agreeing = [n for n, e in enumerate(shown) if written[str(e.example)] >= at_least]
+    if not agreeing:
+        return None
+    best = min(agreeing, key=rank)
     return shown[best], written[str(shown[best].example)]
 
 

@@ -116,13 +116,13 @@ class Reproduction:
 
     def _by_example(self, messages: Callable[[str], list[dict]], imports: str) -> Established | None:
         """The example tries, each a few samples at once: of those whose call does not give what it should on the
-        starting code, the one they agree on most (omni/check/agreement.py) joins the goal's examples; None when
-        no try has one."""
-        feedback = ""
+        starting code, the one they agree on (omni/check/agreement.py: written by two samples at least, counting
+        earlier tries') joins the goal's examples; None when no try has one."""
+        feedback, shown = "", []  # the examples that show the problem, of every try: each try's samples vote
         for attempt in range(1, self.example_attempts + 1):
             prompt = self.prompts.render("reproduce_example", goal=self.goal, feedback=feedback, imports=imports)
             replies = self._example_replies(messages(prompt))
-            shown, feedback = [], ""
+            feedback = ""
             for sample, reply in enumerate(replies, 1):
                 self.meter.count(reply.usage, "reproduction")
                 code, evaluation, said = self._example_tried(reply)
@@ -131,11 +131,12 @@ class Reproduction:
                 if evaluation is not None:
                     shown.append(evaluation)
                 feedback = feedback or ("" if evaluation else said)  # the first sample's mistake, for the next try
-            if shown:
-                chosen, agree = agreed(shown, self.goal)
+            found = agreed(shown, self.goal, at_least=2 if len(replies) > 1 else 1)
+            if found:
+                chosen, agree = found
                 self.example = chosen
                 self.examples.adopt(chosen)
-                of = f"; {agree} of {len(replies)} samples wrote it" if len(replies) > 1 else ""
+                of = f"; {agree} samples wrote it" if len(replies) > 1 else ""
                 return Established("reproduction example", [], f"{chosen.describe()} (try {attempt}{of})")
         return None
 
@@ -160,7 +161,7 @@ class Reproduction:
         except (ValueError, ValidationError):
             return reply.text[:300], None, ("Your reply held no example. Answer with the JSON object: the "
                                             "expression and the value it should give.")
-        example = Example(asked.expression.strip(), asked.expected.strip())
+        example = Example(_unprinted(asked.expression.strip()), asked.expected.strip())
         wrong = _not_a_call(example)
         if wrong:
             return str(example), None, wrong
@@ -229,6 +230,19 @@ def _not_a_call(example: Example) -> str:
             return (f"`{text[:120]}` gives None whatever the code does (print shows a value, and gives None): write "
                     "the call itself, and the value it should give.")
     return ""
+
+
+def _unprinted(expression: str) -> str:
+    """`print(x)` read as `x`: a small model writes the call it means inside a print, which gives None whatever
+    the code does. Only a print of one argument and nothing else is unwrapped."""
+    try:
+        tree = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return expression
+    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "print" \
+            and len(tree.args) == 1 and not tree.keywords and not isinstance(tree.args[0], ast.Starred):
+        return ast.get_source_segment(expression, tree.args[0]) or expression
+    return expression
 
 
 def _test_code(text: str) -> str:
