@@ -322,3 +322,21 @@ def test_sampled_examples_that_never_agree_are_no_check_and_the_test_file_is_ask
     assert [t["form"] for t in tries] == ["example"] * 4 + ["test"] and all(t["fails_as_it_should"] for t in tries)
     (check,) = checks(run)
     assert check["source"] == "reproduction test"
+
+
+def test_an_example_whose_text_value_lacks_its_quotes_is_read_quoted(tmp_path, fake, docker_engine):
+    """`tag('a b') == a-b`: the model wrote a text without its quotes, which raises NameError whatever the code
+    does. Quoted, it is an example that shows the problem; a value that is no bare words is never quoted."""
+    repo = make_repo(tmp_path / "repo", {
+        "tags.py": "def tag(text):\n    return text.replace(' ', '_')\n",
+        "test_tags.py": "from tags import tag\n\n\ndef test_one():\n    assert tag('a') == 'a'\n"})
+    unquoted = {"text": json.dumps({"expression": "tag('a b')", "expected": "a-b"})}
+    fix = {"tool": "replace_in_file", "args": {"path": "tags.py", "old_text": "'_'", "new_text": "'-'"}}
+    fake.add(PLAN, unquoted, fix, FINISH)
+    run = run_omni(repo, "--yes", "tags with a space get an underscore, not a dash", fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (tried,) = [e for e in run.events() if e["kind"] == "reproduction_try"]
+    assert tried["fails_as_it_should"] and tried["code"] == "tag('a b') == 'a-b'"
+    (check,) = checks(run)
+    assert "`tag('a b') == 'a-b'` does not hold: tag('a b') gives 'a_b' (try 1)" in check["result"]
+    assert "text.replace(' ', '-')" in (repo / "tags.py").read_text()

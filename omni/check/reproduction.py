@@ -39,6 +39,7 @@ EXAMPLE_TOKENS = 200  # an example's reply: one call and one value, 20-80 tokens
 EXAMPLE_SAMPLES = 4  # examples asked at once in a try (a llama.cpp server's slots write them together), at most
 EXAMPLE_TEMPERATURE = 0.7  # warm enough that a small model's answers differ where it is unsure
 # What a call raises when it is called wrongly, not when the code goes wrong: never a reproduction by itself.
+UNKNOWN_NAME = {"NameError", "ModuleNotFoundError"}  # what a name that is nowhere raises in an example
 MISUSE = {"NameError", "ImportError", "ModuleNotFoundError", "SyntaxError", "TypeError", "AttributeError"}
 
 
@@ -165,10 +166,11 @@ class Reproduction:
         wrong = _not_a_call(example)
         if wrong:
             return str(example), None, wrong
-        done, error = evaluate(self.sandbox, [example])
+        done, error = self._evaluated(example)
         if not done:
             return str(example), None, f"It could not be evaluated: {error[:300]}"
         got = done[0]
+        example = got.example  # its value quoted, when it was a text written without quotes
         if got.holds:
             return str(example), None, (f"`{example.expression}` gives {got.got} on the code as it is now, the "
                                         "value you said it should give, so it does not show the problem. Choose "
@@ -183,6 +185,17 @@ class Reproduction:
                                         "the value it should give in the form the code gives, changed only where "
                                         "the goal says it goes wrong.")
         return str(example), got, got.describe()
+
+    def _evaluated(self, example: Example) -> tuple[list[Evaluation], str]:
+        """The example evaluated on the starting code. A value of bare words (`hello-world`: a text a small model
+        wrote without its quotes) raises NameError (or ModuleNotFoundError, when a name is looked for as a module),
+        whatever the code does: it is evaluated again quoted, and that reading is kept when it raises neither."""
+        done, error = evaluate(self.sandbox, [example])
+        if done and done[0].raised in UNKNOWN_NAME and (text := _bare_words(example.expected)):
+            again, _ = evaluate(self.sandbox, [Example(example.expression, text)])
+            if again and again[0].raised not in UNKNOWN_NAME:
+                return again, ""
+        return done, error
 
     def _raise_shows_it(self, raised: str) -> bool:
         """Whether an example that raises shows the goal's problem: the goal names that exception, or speaks of
@@ -230,6 +243,22 @@ def _not_a_call(example: Example) -> str:
             return (f"`{text[:120]}` gives None whatever the code does (print shows a value, and gives None): write "
                     "the call itself, and the value it should give.")
     return ""
+
+
+def _bare_words(expected: str) -> str:
+    """The value as a quoted text when it is only names joined by dashes (`hello-world`, `Done`), else ""."""
+    try:
+        tree = ast.parse(expected, mode="eval").body
+    except SyntaxError:
+        return ""
+    parts, leaves = [tree], []
+    while parts:
+        node = parts.pop()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+            parts += [node.left, node.right]
+        else:
+            leaves.append(node)
+    return repr(expected) if all(isinstance(leaf, ast.Name) for leaf in leaves) else ""
 
 
 def _unprinted(expression: str) -> str:
