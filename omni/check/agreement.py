@@ -19,10 +19,10 @@ check only once at least two samples (of this try or an earlier one) wrote the s
 
 from __future__ import annotations
 
-import ast
 from collections import Counter
 
 from omni.check.examples import Evaluation
+from omni.goal.examples import calls_in
 from omni.goal.reading import plain_words, shared_words
 
 
@@ -47,13 +47,5 @@ def agreed(shown: list[Evaluation], goal: str, at_least: int = 2) -> tuple[Evalu
 
 def _called(expression: str) -> tuple[str, list[str]]:
     """The name of the outermost call of an expression (`push` in `Ring(2).push(1)`), and every name it calls."""
-    try:
-        tree = ast.parse(expression, mode="eval")
-    except SyntaxError:
-        return "", []
-    names = [_name(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)]
-    return (names[0] if names else ""), [n for n in names if n]
-
-
-def _name(func: ast.expr) -> str:
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    names = [name for name, _ in calls_in(expression)]  # the outermost first
+    return (names[0] if names else ""), names

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from dataclasses import dataclass
 
 
@@ -103,6 +104,23 @@ def bare_calls(expression: str) -> set[str]:
     except SyntaxError:
         return set()
     return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
+def calls_in(source: str) -> list[tuple[str, bool]]:
+    """(name, whether it is called through another name) of each call in a piece of Python source: a bare call
+    (`size(...)`) is to a module's function; `pkg.size(...)` may be a method too. Parsed, not pattern-matched."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                found.append((node.func.id, False))
+            elif isinstance(node.func, ast.Attribute):
+                found.append((node.func.attr, True))
+    return found
 
 
 def _last_call(goal: str, end: int) -> str | None:

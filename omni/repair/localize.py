@@ -28,15 +28,13 @@ lines around the ones the tests point to. Everything is looked up with the sandb
 
 from __future__ import annotations
 
-import ast
 import builtins
-import textwrap
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from omni.box.toolbox import details
-from omni.goal.examples import bare_calls, spelled
+from omni.goal.examples import bare_calls, calls_in, spelled
 from omni.goal.reading import GoalReading, name_words
 from omni.protocols import Events, Sandbox
 
@@ -253,23 +251,6 @@ def _definitions(sandbox: Sandbox, names: list[str], kinds: tuple[str, ...] = ("
     if not ran.success:
         return None
     return [d for d in details("find_definitions", ran).found if not is_test_file(d.path)]
-
-
-def calls_in(source: str) -> list[tuple[str, bool]]:
-    """(name, whether it is called through another name) of each call in a piece of Python source: a bare call
-    (`size(...)`) is to a module's function; `pkg.size(...)` may be a method too. Parsed, not pattern-matched."""
-    try:
-        tree = ast.parse(textwrap.dedent(source))
-    except (SyntaxError, ValueError):
-        return []
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Name):
-                found.append((node.func.id, False))
-            elif isinstance(node.func, ast.Attribute):
-                found.append((node.func.attr, True))
-    return found
 
 
 def _dunder(name: str) -> bool:
