@@ -191,17 +191,20 @@ def test_an_example_that_raises_what_the_goal_names_shows_the_problem(tmp_path, 
 
 def test_an_example_reply_that_is_no_example_or_no_expression_is_asked_again_and_written_nowhere(tmp_path, fake,
                                                                                                  docker_engine):
-    """Bad input from the model: a reply with no JSON, then an expression that does not parse. Each try says what
-    was wrong, nothing is evaluated or written, and the run goes on to the test file."""
+    """Bad input from the model: an expression that does not parse, then a reply with no JSON. Each try says what
+    was wrong (the next try hears the mistake, not its text), nothing is evaluated or written, and the run goes on
+    to the test file."""
     repo = make_repo(tmp_path / "repo", FILES)
     broken = {"text": json.dumps({"expression": "add(2,", "expected": "4"})}
-    fake.add(PLAN, {"text": "I would call add."}, broken, PASSES, SHOWS, FIX, FINISH)
+    fake.add(PLAN, broken, {"text": "I would call add."}, PASSES, SHOWS, FIX, FINISH)
     run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
-    assert "Your reply held no example" in fake.requests[2]["messages"][-1]["content"]
+    asked_again = fake.requests[2]["messages"][-1]["content"]
+    assert "the expression you wrote is not one Python expression" in asked_again
+    assert "add(2," not in asked_again  # the mistake said, its text not shown: a small model copies what it is shown
     first, second = [e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "example"]
     assert not first["fails_as_it_should"] and not second["fails_as_it_should"]
-    assert "The expression `add(2,` is not one Python expression" in second["outcome"]
+    assert first["code"] == "add(2, == 4" and "Your reply held no example" in second["outcome"]
     (check,) = checks(run)
     assert check["source"] == "reproduction test"
     assert "return a + b" in (repo / "calc.py").read_text() and not (repo / ".omni" / "check").exists()
@@ -263,7 +266,9 @@ def test_an_example_that_prints_is_read_as_the_call_it_prints_and_one_printing_m
     assert run.code == 0, run.stdout + run.stderr
     first, second = [e for e in run.events() if e["kind"] == "reproduction_try"]
     assert not first["fails_as_it_should"] and second["fails_as_it_should"] and second["code"] == "add(2, 2) == 4"
-    assert "`print(add(2, 2), 'sum')` gives None whatever the code does" in fake.requests[2]["messages"][-1]["content"]
+    asked_again = fake.requests[2]["messages"][-1]["content"]
+    assert "the expression you wrote is a print, which gives None whatever the code does" in asked_again
+    assert "'sum'" not in asked_again
     (check,) = checks(run)
     assert check["source"] == "reproduction example" and "add(2, 2) gives 0 (try 2)" in check["result"]
 
@@ -340,3 +345,18 @@ def test_an_example_whose_text_value_lacks_its_quotes_is_read_quoted(tmp_path, f
     (check,) = checks(run)
     assert "`tag('a b') == 'a-b'` does not hold: tag('a b') gives 'a_b' (try 1)" in check["result"]
     assert "text.replace(' ', '-')" in (repo / "tags.py").read_text()
+
+
+def test_an_example_written_as_an_assert_is_read_as_its_call_and_value(tmp_path, fake, docker_engine):
+    """The model put the whole `assert call == value` into the expression field, and the value again, unquoted, in
+    the other: the statement is read as the call and its value, which show the problem, and that is the check."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    asserted = {"text": json.dumps({"expression": "assert add(2, 3) == 5", "expected": "five"})}
+    fake.add(PLAN, asserted, FIX, FINISH)
+    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (tried,) = [e for e in run.events() if e["kind"] == "reproduction_try"]
+    assert tried["fails_as_it_should"] and tried["code"] == "add(2, 3) == 5"
+    (check,) = checks(run)
+    assert check["source"] == "reproduction example" and "add(2, 3) gives -1 (try 1)" in check["result"]
+    assert "return a + b" in (repo / "calc.py").read_text()

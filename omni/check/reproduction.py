@@ -24,6 +24,7 @@ from omni.check.agreement import agreed
 from omni.check.examples import Evaluation, GoalExamples, evaluate
 from omni.check.forms import other_form
 from omni.check.mend import mended
+from omni.check.written import bare_words, read_example
 from omni.goal.examples import Example
 from omni.goal.reading import names_word, speaks_of_errors
 from omni.model.textmode import code_of, json_object
@@ -162,7 +163,7 @@ class Reproduction:
         except (ValueError, ValidationError):
             return reply.text[:300], None, ("Your reply held no example. Answer with the JSON object: the "
                                             "expression and the value it should give.")
-        example = Example(_unprinted(asked.expression.strip()), asked.expected.strip())
+        example = read_example(asked.expression, asked.expected)
         wrong = _not_a_call(example)
         if wrong:
             return str(example), None, wrong
@@ -191,7 +192,7 @@ class Reproduction:
         wrote without its quotes) raises NameError (or ModuleNotFoundError, when a name is looked for as a module),
         whatever the code does: it is evaluated again quoted, and that reading is kept when it raises neither."""
         done, error = evaluate(self.sandbox, [example])
-        if done and done[0].raised in UNKNOWN_NAME and (text := _bare_words(example.expected)):
+        if done and done[0].raised in UNKNOWN_NAME and (text := bare_words(example.expected)):
             again, _ = evaluate(self.sandbox, [Example(example.expression, text)])
             if again and again[0].raised not in UNKNOWN_NAME:
                 return again, ""
@@ -230,48 +231,22 @@ class Reproduction:
 
 
 def _not_a_call(example: Example) -> str:
-    """What is wrong with an example as written, or "": both sides Python expressions, the first with a call."""
+    """What is wrong with an example as written, or "": both sides Python expressions, the first with a call. Said
+    without the example's text, since the next try's prompt says it: shown their last mistake's text, a small
+    model's samples all write it again (shown it cut short, they copy the cut value)."""
     for side, text in (("expression", example.expression), ("expected value", example.expected)):
         try:
             tree = ast.parse(text, mode="eval")
         except SyntaxError as error:
-            return f"The {side} `{text[:120]}` is not one Python expression ({error.msg}). Write it on one line."
+            return (f"the {side} you wrote is not one Python expression ({error.msg}). Write the call alone in "
+                    "\"expression\", on one line, and the value alone in \"expected\".")
         if side == "expression" and not any(isinstance(node, ast.Call) for node in ast.walk(tree)):
-            return f"`{text[:120]}` calls nothing: the expression must call the project's code."
+            return "the expression you wrote calls nothing: it must call the project's code."
         if side == "expression" and isinstance(tree.body, ast.Call) and isinstance(tree.body.func, ast.Name) \
                 and tree.body.func.id == "print":
-            return (f"`{text[:120]}` gives None whatever the code does (print shows a value, and gives None): write "
-                    "the call itself, and the value it should give.")
+            return ("the expression you wrote is a print, which gives None whatever the code does: write the call "
+                    "itself, and the value it should give.")
     return ""
-
-
-def _bare_words(expected: str) -> str:
-    """The value as a quoted text when it is only names joined by dashes (`hello-world`, `Done`), else ""."""
-    try:
-        tree = ast.parse(expected, mode="eval").body
-    except SyntaxError:
-        return ""
-    parts, leaves = [tree], []
-    while parts:
-        node = parts.pop()
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
-            parts += [node.left, node.right]
-        else:
-            leaves.append(node)
-    return repr(expected) if all(isinstance(leaf, ast.Name) for leaf in leaves) else ""
-
-
-def _unprinted(expression: str) -> str:
-    """`print(x)` read as `x`: a small model writes the call it means inside a print, which gives None whatever
-    the code does. Only a print of one argument and nothing else is unwrapped."""
-    try:
-        tree = ast.parse(expression, mode="eval").body
-    except SyntaxError:
-        return expression
-    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "print" \
-            and len(tree.args) == 1 and not tree.keywords and not isinstance(tree.args[0], ast.Starred):
-        return ast.get_source_segment(expression, tree.args[0]) or expression
-    return expression
 
 
 def _test_code(text: str) -> str:
