@@ -46,6 +46,7 @@ def changed_lines(before: str, after: str) -> list[str]:
     ("    return key.rstrip()", "    return key.lstrip()"),
     ("    return a if key else b", "    return a if not key else b"),
     ("    return a if key and seen else b", "    return a if not (key and seen) else b"),
+    ("    return min_width if a else max_width", "    return max_width if a else max_width"),
 ])
 def test_the_one_change_a_bug_is_often_made_of_is_among_them(line, fixed):
     source = f"def f(a, b, key=None, seen=(), items=(), self=None):\n{line}\n"
@@ -112,6 +113,19 @@ def test_type_annotations_are_not_changed():
     source = "def f(xs: list[int], n: dict[str, int] = None) -> tuple[int, int]:\n    k: list[int] = xs[n]\n"
     assert [changed_lines(source, v) for v in mutants(source, limit=100)] == [["+    k: list[int] = xs[n - 1]"],
                                                                                ["+    k: list[int] = xs[n + 1]"]]
+
+
+def test_a_name_is_read_as_a_sibling_name_of_the_definition_and_only_as_one():
+    """One word more, less or other, one shared: a mix-up of two names in the same definition. Names that share no
+    word are no siblings (`stage` and `limit`), nor is a name the definition does not use."""
+    source = ("def rank(stage, _stage=None, limit=0):\n    if stage is None:\n        return LastPlace\n"
+              "    return FirstPlace if _stage > limit else limit\n")
+    renamed = [changed_lines(source, v) for v in mutants(source, limit=100)]
+    assert ["+        return FirstPlace"] in renamed and ["+    if _stage is None:"] in renamed
+    assert ["+    return LastPlace if _stage > limit else limit"] in renamed
+    assert ["+    return FirstPlace if stage > limit else limit"] in renamed
+    assert not any(name in line for lines in renamed for line in lines for name in ("if limit", "> stage",
+                                                                                       "else stage", "OtherPlace"))
 
 
 @pytest.mark.parametrize("source", ["def f(:\n    pass\n", "def f():\n    return g(x)\n", ""])

@@ -5,7 +5,9 @@ indexes (an index, a slice's bound, `range`'s end, the left of `%` and `//`), th
 `True` and `False`, one operand of `and`/`or` left out (`x = x or y` for `x = y`); then a comparison turned the
 other way or negated (`<` as `>` or `>=`), a call of one of a pair of twins as the other (`min` and `max`,
 `startswith` and `endswith`, `lstrip` and `rstrip`, ...), `break` and `continue`, and a condition negated (`if x:` as
-`if not x:`), the operators mutation testing tools apply beside the first. They cost no model call; verified
+`if not x:`), and last a name read as a sibling name the definition also uses (one word more, less or other:
+`Infinity` and `NegativeInfinity`, `start_index` and `end_index`), the operators mutation testing tools apply beside
+the first. They cost no model call; verified
 repair tries them beside the sampled rewrites, judged the same way, when a round of samples found none that passes
 (omni/repair/verified.py). A 1.5B model asked for a 40-line rewrite mostly writes the code back unchanged; a
 one-token fix is among these. Only so many are tried: the changes on the lines the failing tests point to (the
@@ -14,8 +16,10 @@ spectrum's best lines, when known) come first."""
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from collections.abc import Iterator
+from functools import partial
 
 MAX_MUTANTS = 16
 
@@ -68,9 +72,10 @@ def _edits(tree: ast.AST, lines: list[str], near: frozenset[int]) -> Iterator[Ed
     docstrings = {id(b.body[0].value) for b in ast.walk(tree)
                   if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and b.body
                   and isinstance(b.body[0], ast.Expr) and isinstance(b.body[0].value, ast.Constant)}
+    siblings = partial(_siblings, names=_names(tree))
     kinds = [[edit for node in nodes for edit in kind(node, lines, docstrings)]
              for kind in (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands,
-                          _directions, _twins, _negations)]
+                          _directions, _twins, _negations, siblings)]
     for on_near in (True, False):
         picked = [[edit for edit in kind if (edit[0] in near) == on_near] for kind in kinds]
         for turn in range(max(map(len, picked), default=0)):
@@ -200,6 +205,35 @@ def _negations(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterato
     text = lines[test.lineno - 1].encode()[test.col_offset:test.end_col_offset].decode()
     simple = isinstance(test, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
     yield _at(test, f"not {text}" if simple else f"not ({text})")
+
+
+def _siblings(node: ast.AST, lines: list[str], docstrings: set[int], names: dict[str, list[str]]) -> Iterator[Edit]:
+    """A name read as each sibling of it among the definition's names (names: each with its words): one word
+    more, one less or one other, at least one word shared (`Infinity` as `NegativeInfinity`, `max_width` as
+    `min_width`, `pre` as `_pre`); a mix-up of two names a bug is often made of that no operator above writes."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
+        words = names[node.id]
+        for other, its in names.items():
+            if other != node.id and _one_word_apart(words, its):
+                yield _at(node, other)
+
+
+def _names(tree: ast.AST) -> dict[str, list[str]]:
+    """The names the definition binds, reads or takes as parameters, in the order of the code, with their words."""
+    found = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)] + [a.arg for a in ast.walk(tree)
+                                                                          if isinstance(a, ast.arg)]
+    return {name: [w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)] for name in found}
+
+
+def _one_word_apart(first: list[str], second: list[str]) -> bool:
+    """Whether two names' words are the same but for one word added, left out or changed (or none: `pre` and
+    `_pre`), and share one at least."""
+    if not set(first) & set(second) or abs(len(first) - len(second)) > 1:
+        return False
+    if len(first) == len(second):
+        return sum(a != b for a, b in zip(first, second, strict=True)) <= 1
+    short, long = sorted((first, second), key=len)
+    return any(long[:n] + long[n + 1:] == short for n in range(len(long)))
 
 
 def _between(lines: list[str], left: ast.AST, right: ast.AST, old: str, new: str) -> Iterator[Edit]:
