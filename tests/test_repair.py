@@ -331,7 +331,7 @@ def helper_rounds(tmp_path, fake, tests: str, goal: str):
     fake.add(PLAN, {"choices": [add_1, add_2]}, {"choices": [add_2, add_1]}, {"choices": [right, right]})
     run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
     assert run.code == 0, run.stdout + run.stderr
-    assert len(fake.requests) == 4  # the plan and three rounds of candidates: the model took no step
+    assert len(fake.requests) == 3  # three rounds of candidates: the model took no step, so no plan was asked for
     assert "return a + b" in (repo / "calc.py").read_text()
     (opening,) = [e for e in run.events() if e["kind"] == "opening"]
     (after,) = [e for e in run.events() if e["kind"] == "rung"]
@@ -478,6 +478,29 @@ def test_when_no_rule_names_a_definition_omni_tries_the_suspects_then_hands_over
     assert [a["tool"] for a in run.events() if a["kind"] == "action"] == ["propose_fixes", "propose_fixes",
                                                                          "replace_in_file", "finish"]
     assert len(candidates(run)) == 8 and "return a + b" in (repo / "calc.py").read_text()
+
+
+def test_the_plan_is_asked_for_only_when_the_model_is_next_asked_not_between_omnis_own_rounds(tmp_path, fake,
+                                                                                               docker_engine):
+    """The opening round finds no fix and the next action is omni's own round again, which reads no plan: the plan
+    request waits until the model's first step, whose prompt is the correction of the last round (mul's), with the
+    plan in view; every round's failure is still in the record and the live log as it happens."""
+    test = "from calc import add, mul\n\n\ndef test_sum():\n    assert add(2, 2) == mul(2, 2)\n"
+    repo = make_repo(tmp_path / "repo", {**CALC, "test_calc.py": test})
+    fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+    mul_wrong = "```python\ndef mul(a, b):\n    return a * b + 1\n```"
+    fake.add(PLAN, *[{"choices": [WRONG_1, WRONG_2]}] * 2, *[{"choices": [mul_wrong, mul_wrong]}] * 2, fix, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", "make the sum right", fake=fake, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    asked = ["plan" if "high-level plan" in str(r["messages"][-1]["content"]) else "samples" if r.get("n") else "step"
+             for r in fake.requests]
+    assert asked == ["samples"] * 4 + ["plan", "step", "step"]
+    first_step = fake.requests[5]["messages"][-1]["content"]
+    assert "Action: propose_fixes" in first_step and '"symbol": "mul"' in first_step and "Plan:" in first_step
+    corrections = [e for e in run.events() if e["kind"] == "correction"]
+    assert [c["failure"] for c in corrections] == ["tests_failed", "tests_failed"] and corrections[0]["prompt"] == ""
+    assert run.stdout.count("recovering from: tests failed") == 2
+    assert "return a + b" in (repo / "calc.py").read_text()
 
 
 def test_when_omnis_own_rounds_are_done_the_model_hears_the_suspects_left(tmp_path, fake, docker_engine):

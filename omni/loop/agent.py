@@ -156,7 +156,9 @@ class Agent:
         """One action: the model's choice, or omni's own (`chosen`)."""
         s, events = self.state, self.parts.events
         self.planning.take(wait=chosen is None)  # the model's steps read the plan; omni's own actions do not wait
-        prompt, s.correction = "" if chosen else s.correction or self.prompting.step(), None
+        if s.failed and chosen is None:  # a correction put off until the plan is read (correct)
+            s.correction = self.prompting.correction(*s.failed)
+        prompt, s.correction, s.failed = "" if chosen else s.correction or self.prompting.step(), None, None
         s.steps += 1
         events.emit("step", n=s.steps, max=self.config.max_steps, plan_step=s.plan.current() if s.plan else None)
         reply = chosen_by_omni(chosen, self.parts.model.tool_mode) if chosen else ask(
@@ -219,18 +221,25 @@ class Agent:
 
     def correct(self, action: Action | None, result: ToolResult) -> None:
         """Build the next step's prompt from the goal, the plan, the action and the exact error; replan first
-        after repeated failures on one plan step."""
+        after repeated failures on one plan step. While nothing has asked for the plan yet (omni's own rounds
+        came first), the prompt is written when the model is next asked, and the plan asked for then: the next
+        action may be omni's own again, which reads neither (a plan request read cold held a run's next round
+        back 87 s on the local server)."""
         kind, s = failure_class(result), self.state
-        self.planning.take()  # the correction prompt shows it
         if self.failures.too_many_format_errors():
             raise StopRun("format_errors", f"{self.failures.format_errors_in_row} unreadable replies in a row; "
                           f"last: {result.error[:300]}")
+        detail = (result.error.strip().splitlines() or [""])[0][:160]
+        if self.planning.deferred:
+            s.failed, s.correction = (action, result), None
+            self.parts.events.emit("correction", n=s.steps, failure=kind, detail=detail, prompt="")
+            return
+        self.planning.take()  # the correction prompt shows it
         if self.failures.wants_replan():
             self.parts.events.emit("replan", reason=f"{self.failures.on_step} failures on plan step "
                                    f"{(s.plan.current() or 0) + 1}")
             self.planning.replan(self.failures.recent)
         s.correction = self.prompting.correction(action, result)
-        detail = (result.error.strip().splitlines() or [""])[0][:160]
         self.parts.events.emit("correction", n=s.steps, failure=kind, detail=detail, prompt=s.correction)
 
 

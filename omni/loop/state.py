@@ -16,6 +16,7 @@ class RunState:
     steps: int = 0
     guidance: str = ""  # the user's words for the next step (Ctrl-C)
     correction: str | None = None  # the prompt for the next step after a failure
+    failed: tuple | None = None  # (action, result) whose correction is written when the model is next asked
     assumptions: list[str] = field(default_factory=list)  # questions nobody was there to answer
     started: float = field(default_factory=time.monotonic)
 
