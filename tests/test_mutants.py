@@ -126,6 +126,8 @@ def test_a_name_is_read_as_a_sibling_name_of_the_definition_and_only_as_one():
     assert ["+    return FirstPlace if stage > limit else limit"] in renamed
     assert not any(name in line for lines in renamed for line in lines for name in ("if limit", "> stage",
                                                                                        "else stage", "OtherPlace"))
+    typed = "def f(limit: MaxLimit) -> int:\n    return limit + 1\n"  # a type is no sibling of a value
+    assert not any("MaxLimit +" in v for v in mutants(typed, limit=100))
 
 
 @pytest.mark.parametrize("source", ["def f(:\n    pass\n", "def f():\n    return g(x)\n", ""])

@@ -7,11 +7,10 @@ other way or negated (`<` as `>` or `>=`), a call of one of a pair of twins as t
 `startswith` and `endswith`, `lstrip` and `rstrip`, ...), `break` and `continue`, and a condition negated (`if x:` as
 `if not x:`), and last a name read as a sibling name the definition also uses (one word more, less or other:
 `Infinity` and `NegativeInfinity`, `start_index` and `end_index`), the operators mutation testing tools apply beside
-the first. They cost no model call; verified
-repair tries them beside the sampled rewrites, judged the same way, when a round of samples found none that passes
-(omni/repair/verified.py). A 1.5B model asked for a 40-line rewrite mostly writes the code back unchanged; a
-one-token fix is among these. Only so many are tried: the changes on the lines the failing tests point to (the
-spectrum's best lines, when known) come first."""
+the first. They cost no model call; verified repair tries them beside the sampled rewrites, judged the same way, when
+a round of samples found none that passes (omni/repair/verified.py). A 1.5B model asked for a 40-line rewrite
+mostly writes the code back unchanged; a one-token fix is among these. Only so many are tried: the changes on the
+lines the failing tests point to (the spectrum's best lines, when known) come first."""
 
 from __future__ import annotations
 
@@ -72,7 +71,7 @@ def _edits(tree: ast.AST, lines: list[str], near: frozenset[int]) -> Iterator[Ed
     docstrings = {id(b.body[0].value) for b in ast.walk(tree)
                   if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and b.body
                   and isinstance(b.body[0], ast.Expr) and isinstance(b.body[0].value, ast.Constant)}
-    siblings = partial(_siblings, names=_names(tree))
+    siblings = partial(_siblings, names=_names(nodes))
     kinds = [[edit for node in nodes for edit in kind(node, lines, docstrings)]
              for kind in (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands,
                           _directions, _twins, _negations, siblings)]
@@ -218,10 +217,10 @@ def _siblings(node: ast.AST, lines: list[str], docstrings: set[int], names: dict
                 yield _at(node, other)
 
 
-def _names(tree: ast.AST) -> dict[str, list[str]]:
-    """The names the definition binds, reads or takes as parameters, in the order of the code, with their words."""
-    found = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)] + [a.arg for a in ast.walk(tree)
-                                                                          if isinstance(a, ast.arg)]
+def _names(nodes: list[ast.AST]) -> dict[str, list[str]]:
+    """The names the definition binds, reads or takes as parameters (not those of its type annotations), in the
+    order of the code, with their words."""
+    found = [n.id if isinstance(n, ast.Name) else n.arg for n in nodes if isinstance(n, (ast.Name, ast.arg))]
     return {name: [w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)] for name in found}
 
 
