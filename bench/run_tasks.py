@@ -106,11 +106,34 @@ _INSTALLED: set[str] = set()
 
 
 def ensure_test_requires(task: dict) -> None:
-    """The grader's own test dependencies (pytest plugins, helper packages), installed once."""
-    missing = [r for r in task.get("test_requires", []) if r not in _INSTALLED]
+    """The grader's own test dependencies (pytest plugins, helper packages) and the package's own (the grader
+    imports the task's copy of the package from PYTHONPATH, and what it imports from here), installed once. Without
+    the package's, a fresh venv graded a right fix wrong, with an empty log (arrow without python-dateutil)."""
+    if task["package"] not in _INSTALLED:
+        _INSTALLED.add(task["package"])
+        task_requires = runtime_requires(task["package"], task["version"])
+    else:
+        task_requires = []
+    missing = [r for r in [*task.get("test_requires", []), *task_requires] if r not in _INSTALLED]
     if missing:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
         _INSTALLED.update(missing)
+
+
+def runtime_requires(package: str, version: str) -> list[str]:
+    """The names of what pip installs with package==version, less the package itself (pip's dry-run report); the
+    versions already here are kept when they do."""
+    with tempfile.TemporaryDirectory(prefix="requires-") as tmp:
+        report = Path(tmp) / "report.json"
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--dry-run", "--ignore-installed", "--report",
+                        str(report), f"{package}=={version}"], check=True)
+        items = json.loads(report.read_text())["install"]
+    names = [item["metadata"]["name"] for item in items]
+    return [name for name in names if _canonical(name) != _canonical(package)]
+
+
+def _canonical(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
 
 
 def grade(task: dict, repo: Path) -> dict:

@@ -124,7 +124,7 @@ class Planning:
             self.pending = None
 
     def set(self, plan: Plan, reason: str) -> None:
-        self.state.plan = plan
+        self.state.plan, self.deferred = plan, False  # a plan the user typed at a Ctrl-C needs no first request
         self.moved()
         self.events.emit("plan", reason=reason, version=plan.version, steps=[s.model_dump() for s in plan.steps])
 
