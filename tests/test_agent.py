@@ -271,6 +271,36 @@ def test_work_done_by_omnis_own_action_never_asks_for_a_plan_nobody_reads(tmp_pa
     assert events.of("plan") == [] and "planning" not in [p["name"] for p in events.of("phase")]
 
 
+def test_a_failed_own_action_before_any_plan_is_corrected_when_the_model_is_next_asked(tmp_path, fake):
+    """Two of omni's own actions fail one after the other: no plan is asked between them (the second reads none);
+    the model's first step asks for the plan, then gets the correction of the last failure, with the plan in view.
+    Each failure is a correction event when it happens."""
+    strategy = ScriptedStrategy()
+    strategy.own = [Action(name="read_file", args={"path": f"{name}.py"}, call_id=f"strategy_{name}")
+                    for name in ("missing", "absent")]
+    fake.add(PLAN, FIX)
+    with loop(tmp_path, fake, strategy=strategy) as (agent, events, _):
+        outcome = agent.run()
+    assert outcome.status == "finished"
+    assert "Write a short high-level plan" in fake.requests[0]["messages"][-1]["content"]
+    corrected = fake.requests[1]["messages"][-1]["content"]
+    assert "absent.py" in corrected and "missing.py" not in corrected and "Read calc.py" in corrected
+    assert [c["prompt"] for c in events.of("correction")] == ["", ""]
+    kinds = [kind for kind, _ in events.seen]
+    assert [k for k in kinds if k in ("correction", "plan")] == ["correction", "correction", "plan"]
+
+
+def test_a_plan_the_user_gives_before_any_is_asked_for_spares_the_planner(tmp_path, fake):
+    """omni acts first, so the first plan's request waits for a reader; the user types a plan at a Ctrl-C meanwhile:
+    that plan is the run's, and nothing asks the planner for another."""
+    with loop(tmp_path, fake, strategy=ScriptedStrategy()) as (agent, events, _):
+        agent.planning.start(None, now=False)
+        agent.planning.user(["Fix add", "Run the tests"])
+        agent.planning.take()
+        assert fake.requests == [] and [s.text for s in agent.state.plan.steps] == ["Fix add", "Run the tests"]
+        assert not agent.planning.deferred and events.of("plan")[0]["reason"] == "user"
+
+
 def test_a_plan_asked_for_and_not_read_is_not_waited_for_on_a_local_server(tmp_path, fake):
     """Asked at the start (the strategy does not act first), not read by the end (no model step, no review): on a
     server of the user's own, the run ends without it (it would wait for a plan of work that is done)."""
