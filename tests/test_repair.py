@@ -104,6 +104,25 @@ def test_when_no_sampled_rewrite_passes_the_mechanical_candidates_are_tried_and_
     assert off.code == 0 and [c["asked"] for c in candidates(off)] == ["n"] * 4
 
 
+def test_mechanical_candidates_go_past_the_first_sixteen_when_trying_one_is_quick(tmp_path, fake, docker_engine):
+    """The fix is a constant one off on the last of twenty lines of constants: the 17th one-change variant or later.
+    The samples' round timed a try well under a second, so as many variants as fit in a minute are tried (up to 64),
+    and it is among them."""
+    body = "".join(f"    v{n} = {n + 2}\n" for n in range(20))
+    repo = make_repo(tmp_path / "repo", {
+        "table.py": f"def last(a):\n{body}    return a + 12\n",
+        "test_table.py": "from table import last\n\n\ndef test_last():\n    assert last(0) == 11\n"})
+    wrong = "```python\ndef last(a):\n    return a - 12\n```"
+    fake.add(PLAN, {"tool": "propose_fixes", "args": {"path": "table.py", "symbol": "last"}},
+             {"choices": [wrong, wrong]}, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", "last(0) should be 11", fake=fake, mechanical=True)
+    assert run.code == 0, run.stdout + run.stderr
+    mechanical = [c for c in candidates(run) if c["asked"] == "mechanical"]
+    assert len(mechanical) > 16 and [c["code"].splitlines()[-1] for c in mechanical if c["passes"]] == \
+        ["    return a + 11"]
+    assert "return a + 11" in (repo / "table.py").read_text()
+
+
 def test_candidates_that_are_all_the_code_unchanged_are_said_to_be(calc_repo, fake, docker_engine):
     unchanged = "```python\ndef add(a, b):\n    return a - b\n```"
     fix = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}

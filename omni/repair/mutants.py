@@ -20,7 +20,7 @@ import textwrap
 from collections.abc import Iterator
 from functools import partial
 
-MAX_MUTANTS = 16
+MAX_MUTANTS = 64  # at most, when trying one is quick (verified repair tries as many as fit in a minute)
 
 _COMPARE = {ast.Lt: ("<", "<="), ast.LtE: ("<=", "<"), ast.Gt: (">", ">="), ast.GtE: (">=", ">"),
             ast.Eq: ("==", "!="), ast.NotEq: ("!=", "=="), ast.In: ("in", "not in"), ast.NotIn: ("not in", "in"),

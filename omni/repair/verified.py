@@ -25,6 +25,7 @@ import textwrap
 import time
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 
 from omni.box.toolbox import details
 from omni.check.settled import Check, how_it_fails
@@ -44,6 +45,7 @@ from omni.results import ToolResult
 TEMPERATURE = 0.8
 MECHANICAL_S = 60  # seconds of trying the mechanical candidates may take, at the rate sampled ones were tried
 MIN_MUTANTS = 3
+UNTIMED = 16  # mechanical candidates tried before any round has timed one (a long definition's first call)
 ROUNDS_PER_CALL = 2  # rounds of samples one propose_fixes asks for while none passes: the next hears how it failed
 
 
@@ -57,7 +59,7 @@ class VerifiedRepair:
         self.focus: dict[tuple[str, str], tuple[int, ...]] = {}  # (path, symbol) -> lines the failing tests point to
         self.readers: dict[tuple[str, str], str] = {}  # (path, value) -> the definition that reads it
         self.mutated: set[tuple[str, str]] = set()  # definitions whose mechanical candidates were tried
-        self.seconds_each = 1.0  # what trying one candidate took, in the last round
+        self.seconds_each: float | None = None  # what trying one candidate took, in the last round
 
     def propose_fixes(self, path: str, symbol: str, note: str = "") -> ToolResult:
         check = self.check()
@@ -89,13 +91,13 @@ class VerifiedRepair:
         votes: dict[str, int] = {}
         baseline: list[dict] = []  # what the probes give on the code as it is
         for round_number in range(1 if long else ROUNDS_PER_CALL):
-            rounds = [] if long else [self._sampled(path, symbol, whole, source, block, imports, check, probes, note,
-                                                    failure)]
+            rounds = [] if long else [partial(self._sampled, path, symbol, whole, source, block, imports, check,
+                                              probes, note, failure)]
             if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
                 self.mutated.add((path, symbol))  # the mechanical ones once a definition, after the first samples
-                rounds.append(([spliced(whole, block, m) for m in mutants(inside(whole, block), self._affordable())]
-                               if block else mutants(source, self._affordable(), near), "mechanical"))
-            for codes, how in rounds:
+                rounds.append(partial(self._mechanical, whole, source, block, near))
+            for make in rounds:
+                codes, how = make()  # the mechanical ones made once the samples' round has timed a candidate
                 tried = self._round(path, symbol, whole, codes, check, probes, how, rows, votes)
                 if isinstance(tried, ToolResult):
                     return tried
@@ -126,8 +128,17 @@ class VerifiedRepair:
         codes = [code_of(r.text) for r in replies]
         return [spliced(whole, block, c) if c else c for c in codes] if block else codes, how
 
+    def _mechanical(self, whole: str, source: str, block: Block | None, near: frozenset[int]) -> tuple[list[str], str]:
+        """The mechanical candidates of the definition (of its block, when there is one), as many as are affordable."""
+        if block:
+            return [spliced(whole, block, m) for m in mutants(inside(whole, block), self._affordable())], "mechanical"
+        return mutants(source, self._affordable(), near), "mechanical"
+
     def _affordable(self) -> int:
-        """How many mechanical candidates fit in MECHANICAL_S, at what trying one sampled candidate took."""
+        """How many mechanical candidates fit in MECHANICAL_S, at what trying one candidate took in the last round;
+        UNTIMED before any round was timed."""
+        if self.seconds_each is None:
+            return UNTIMED
         return max(MIN_MUTANTS, min(MAX_MUTANTS, int(MECHANICAL_S / max(self.seconds_each, 0.1))))
 
     def _block(self, path: str, symbol: str, start: int, whole: str) -> Block | None:
