@@ -156,9 +156,7 @@ class Agent:
         """One action: the model's choice, or omni's own (`chosen`)."""
         s, events = self.state, self.parts.events
         self.planning.take(wait=chosen is None)  # the model's steps read the plan; omni's own actions do not wait
-        if s.failed and chosen is None:  # a correction put off until the plan is read (correct)
-            s.correction = self.prompting.correction(*s.failed)
-        prompt, s.correction, s.failed = "" if chosen else s.correction or self.prompting.step(), None, None
+        prompt, s.correction, s.failed = "" if chosen else self.prompting.next(), None, None
         s.steps += 1
         events.emit("step", n=s.steps, max=self.config.max_steps, plan_step=s.plan.current() if s.plan else None)
         reply = chosen_by_omni(chosen, self.parts.model.tool_mode) if chosen else ask(
@@ -221,26 +219,20 @@ class Agent:
 
     def correct(self, action: Action | None, result: ToolResult) -> None:
         """Build the next step's prompt from the goal, the plan, the action and the exact error; replan first
-        after repeated failures on one plan step. While nothing has asked for the plan yet (omni's own rounds
-        came first), the prompt is written when the model is next asked, and the plan asked for then: the next
-        action may be omni's own again, which reads neither (a plan request read cold held a run's next round
-        back 87 s on the local server)."""
+        after repeated failures on one plan step. Before any plan was asked for, the prompt is written at the
+        model's next step (StepPrompts.next): the next action may be omni's own, which reads neither."""
         kind, s = failure_class(result), self.state
         if self.failures.too_many_format_errors():
             raise StopRun("format_errors", f"{self.failures.format_errors_in_row} unreadable replies in a row; "
                           f"last: {result.error[:300]}")
+        if self.planning.deferred:  # a cold plan request there held omni's next round back 87 s on a CPU server
+            s.failed = (action, result)
+        else:
+            self.planning.take()  # the correction prompt shows it
+            self.planning.replan_if_due(self.failures)
+            s.correction = self.prompting.correction(action, result)
         detail = (result.error.strip().splitlines() or [""])[0][:160]
-        if self.planning.deferred:
-            s.failed, s.correction = (action, result), None
-            self.parts.events.emit("correction", n=s.steps, failure=kind, detail=detail, prompt="")
-            return
-        self.planning.take()  # the correction prompt shows it
-        if self.failures.wants_replan():
-            self.parts.events.emit("replan", reason=f"{self.failures.on_step} failures on plan step "
-                                   f"{(s.plan.current() or 0) + 1}")
-            self.planning.replan(self.failures.recent)
-        s.correction = self.prompting.correction(action, result)
-        self.parts.events.emit("correction", n=s.steps, failure=kind, detail=detail, prompt=s.correction)
+        self.parts.events.emit("correction", n=s.steps, failure=kind, detail=detail, prompt=s.correction or "")
 
 
 def check_limits(config: AgentConfig, state: RunState, meter: UsageMeter) -> None:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 from omni.errors import ModelError
 from omni.loop.conversation import Conversation
+from omni.loop.failures import FailureTracker
 from omni.loop.plan import Plan, PlanReply, PlanStep
 from omni.loop.state import RunState
 from omni.model.usage import UsageMeter
@@ -131,6 +132,13 @@ class Planning:
     def user(self, steps: list[str]) -> None:
         """The plan the user typed at a Ctrl-C."""
         self.set(Plan.from_texts(steps, self.state.plan.version + 1 if self.state.plan else 1), "user")
+
+    def replan_if_due(self, failures: FailureTracker) -> None:
+        """A new plan after repeated failures on one plan step (the tracker says when)."""
+        if failures.wants_replan():
+            self.events.emit("replan", reason=f"{failures.on_step} failures on plan step "
+                             f"{(self.state.plan.current() or 0) + 1}")
+            self.replan(failures.recent)
 
     def replan(self, failures: list[str]) -> None:
         plan = self.state.plan

@@ -26,6 +26,12 @@ class StepPrompts:
         self.conversation = conversation
         self.progress, self.guard, self.tool_mode, self.install_note = progress, guard, tool_mode, install_note
 
+    def next(self) -> str:
+        """The prompt of the model's next step: the correction of the last failure (written now, when it was put off
+        until the plan was read: Agent.correct), else the step prompt."""
+        s = self.state
+        return self.correction(*s.failed) if s.failed else s.correction or self.step()
+
     def step(self) -> str:
         s = self.state
         note = self.install_note if s.steps == 0 else ""  # the project's dependencies did not install

@@ -15,7 +15,6 @@ lines the failing tests point to (the spectrum's best lines, when known) come fi
 from __future__ import annotations
 
 import ast
-import re
 import textwrap
 from collections.abc import Iterator
 from functools import partial
@@ -221,7 +220,18 @@ def _names(nodes: list[ast.AST]) -> dict[str, list[str]]:
     """The names the definition binds, reads or takes as parameters (not those of its type annotations), in the
     order of the code, with their words."""
     found = [n.id if isinstance(n, ast.Name) else n.arg for n in nodes if isinstance(n, (ast.Name, ast.arg))]
-    return {name: [w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)] for name in found}
+    return {name: _words(name) for name in found}
+
+
+def _words(name: str) -> list[str]:
+    """A name's words, in lower case: split at underscores and where a capital follows a small letter or a digit
+    (`NegativeInfinity`: negative, infinity; `max_width`: max, width)."""
+    words, word = [], ""
+    for before, letter in zip(" " + name, name, strict=False):
+        if letter == "_" or (letter.isupper() and (before.islower() or before.isdigit())):
+            words, word = words + [word], ""
+        word += letter if letter != "_" else ""
+    return [w.lower() for w in [*words, word] if w]
 
 
 def _one_word_apart(first: list[str], second: list[str]) -> bool:

@@ -95,7 +95,7 @@ class VerifiedRepair:
                                               probes, note, failure)]
             if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
                 self.mutated.add((path, symbol))  # the mechanical ones once a definition, after the first samples
-                rounds.append(partial(self._mechanical, whole, source, block, near))
+                rounds.append(lambda: (mechanical(whole, source, block, near, self._affordable()), "mechanical"))
             for make in rounds:
                 codes, how = make()  # the mechanical ones made once the samples' round has timed a candidate
                 tried = self._round(path, symbol, whole, codes, check, probes, how, rows, votes)
@@ -127,12 +127,6 @@ class VerifiedRepair:
             self.meter.count(reply.usage, "candidates")
         codes = [code_of(r.text) for r in replies]
         return [spliced(whole, block, c) if c else c for c in codes] if block else codes, how
-
-    def _mechanical(self, whole: str, source: str, block: Block | None, near: frozenset[int]) -> tuple[list[str], str]:
-        """The mechanical candidates of the definition (of its block, when there is one), as many as are affordable."""
-        if block:
-            return [spliced(whole, block, m) for m in mutants(inside(whole, block), self._affordable())], "mechanical"
-        return mutants(source, self._affordable(), near), "mechanical"
 
     def _affordable(self) -> int:
         """How many mechanical candidates fit in MECHANICAL_S, at what trying one candidate took in the last round;
@@ -253,6 +247,14 @@ class VerifiedRepair:
                                                                       else "")
                                + "\nThe rest may need a change somewhere else.",
                                details={"step": {"path": path, "symbol": symbol, "still_failing": outcome.failing}})
+
+
+def mechanical(whole: str, source: str, block: Block | None, near: frozenset[int], limit: int) -> list[str]:
+    """Up to limit mechanical candidates of the definition whole (source: without its docstring), of its block when
+    there is one, those on the lines near first."""
+    if block:
+        return [spliced(whole, block, m) for m in mutants(inside(whole, block), limit)]
+    return mutants(source, limit, near)
 
 
 def _reader(sandbox: Sandbox, path: str, symbol: str, reader: str | None) -> dict:
