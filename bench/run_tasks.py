@@ -102,18 +102,16 @@ def pytest_ids(repo: Path, ids: list[str], timeout: float = 300, extra: list[str
     return done.returncode == 0, done.stdout[-2000:]
 
 
-_INSTALLED: set[str] = set()
+_INSTALLED: set[str] = set()  # requirements installed by this process
+_RESOLVED: set[str] = set()  # task packages whose own dependencies were looked up
 
 
 def ensure_test_requires(task: dict) -> None:
     """The grader's own test dependencies (pytest plugins, helper packages) and the package's own (the grader
     imports the task's copy of the package from PYTHONPATH, and what it imports from here), installed once. Without
     the package's, a fresh venv graded a right fix wrong, with an empty log (arrow without python-dateutil)."""
-    if task["package"] not in _INSTALLED:
-        _INSTALLED.add(task["package"])
-        task_requires = runtime_requires(task["package"], task["version"])
-    else:
-        task_requires = []
+    task_requires = [] if task["package"] in _RESOLVED else runtime_requires(task["package"], task["version"])
+    _RESOLVED.add(task["package"])
     missing = [r for r in [*task.get("test_requires", []), *task_requires] if r not in _INSTALLED]
     if missing:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
