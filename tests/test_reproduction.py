@@ -122,6 +122,27 @@ def test_a_test_cut_off_at_its_cap_is_asked_again_shorter_and_not_run(tmp_path, 
     assert cut_try["code"].endswith("assert add(") and not cut_try["fails_as_it_should"]  # the cut text, recorded
 
 
+def test_a_test_that_compares_the_codes_value_with_one_of_another_form_is_asked_again(tmp_path, fake,
+                                                                                      docker_engine):
+    """It fails on an assertion, but one that compares the number add gives with a text: no fix makes it pass. Its
+    assertions are read as examples (a parametrize case put in), evaluated, and the next ask says the form."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    of_text = {"text": json.dumps({"test_code": "import pytest\nfrom calc import add\n\n\n"
+                                                "@pytest.mark.parametrize('a, b, total', [(2, 2, '4'), (1, 0, '1')])\n"
+                                                "def test_add(a, b, total):\n    assert add(a, b) == total\n"})}
+    fake.add(PLAN, *NO_EXAMPLE, of_text, SHOWS, FIX, FINISH)
+    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (check,) = checks(run)
+    assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 2" in check["result"]
+    second_ask = fake.requests[4]["messages"][-1]["content"]
+    assert "One of its assertions: `add(2, 2)` gives 0 on the code as it is now: the code gives an int, and you " \
+           "wrote a str." in second_ask
+    first = next(e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test")
+    assert not first["fails_as_it_should"] and "another form" in first["outcome"]
+    assert "return a + b" in (repo / "calc.py").read_text()
+
+
 def test_no_reproduction_in_two_tries_is_said_and_the_run_goes_on(tmp_path, fake, docker_engine):
     repo = make_repo(tmp_path / "repo", FILES)
     fake.add(PLAN, *NO_EXAMPLE, PASSES, {"text": "I am not sure how to test this."}, FIX, FINISH)

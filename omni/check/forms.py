@@ -23,6 +23,13 @@ def other_form(expected: str, got: str) -> str:
     return f"the code gives {_form(gives)}, and you wrote {_form(wrote)}"
 
 
+def of_another_form(expression: str, got: str, form: str) -> str:
+    """What to tell the writer of a value of another form (`form`: what other_form said)."""
+    return (f"`{expression}` gives {got} on the code as it is now: {form}. A value of another form fails for its "
+            "form alone, whatever the fix. Write the value it should give in the form the code gives, changed only "
+            "where the goal says it goes wrong.")
+
+
 def _fits(wrote: object, gives: object) -> bool:
     if wrote is None or gives is None:
         return True

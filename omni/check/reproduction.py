@@ -21,8 +21,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from omni.box.toolbox import details
 from omni.check.agreement import agreed
+from omni.check.asserts import asserted_examples
 from omni.check.examples import Evaluation, GoalExamples, evaluate
-from omni.check.forms import other_form
+from omni.check.forms import of_another_form, other_form
 from omni.check.mend import mended
 from omni.check.written import bare_words, read_example
 from omni.goal.examples import Example
@@ -181,10 +182,7 @@ class Reproduction:
                                         "or the value, not the problem the goal describes: call the code the way "
                                         "its tests do, on an input the goal is about.")
         if not got.raised and (form := other_form(example.expected, got.got)):
-            return str(example), None, (f"`{example.expression}` gives {got.got} on the code as it is now: {form}. "
-                                        "A value of another form fails for its form alone, whatever the fix. Write "
-                                        "the value it should give in the form the code gives, changed only where "
-                                        "the goal says it goes wrong.")
+            return str(example), None, of_another_form(example.expression, got.got, form)
         return str(example), got, got.describe()
 
     def _evaluated(self, example: Example) -> tuple[list[Evaluation], str]:
@@ -197,6 +195,15 @@ class Reproduction:
             if again and again[0].raised not in UNKNOWN_NAME:
                 return again, ""
         return done, error
+
+    def _wrong_form(self, code: str) -> str:
+        """What makes a failing test unable to pass whatever the fix, or "": an assertion read as an example
+        (omni/check/asserts.py) that compares the code's value with a value of another form."""
+        done, _ = evaluate(self.sandbox, asserted_examples(code))  # not evaluated: nothing is known against it
+        for got in done:
+            if not got.holds and not got.raised and (form := other_form(got.example.expected, got.got)):
+                return "One of its assertions: " + of_another_form(got.example.expression, got.got, form)
+        return ""
 
     def _raise_shows_it(self, raised: str) -> bool:
         """Whether an example that raises shows the goal's problem: the goal names that exception, or speaks of
@@ -221,7 +228,8 @@ class Reproduction:
         counts = found.summary
         wrong = sorted({found.raised.get(t) or "AssertionError" for t in found.failing} - ASSERTIONS)  # unknown: ok
         if counts is not None and counts.failed and not counts.errors and not wrong:
-            return code, list(found.failing), found.headline
+            form = self._wrong_form(code)
+            return (code, [], form) if form else (code, list(found.failing), found.headline)
         if counts is not None and not counts.failed and not counts.errors:
             return code, [], ("It passed on the starting code, so it does not show the problem: test the behaviour "
                               "the goal says is wrong.")
