@@ -606,6 +606,21 @@ def test_run_tests_on_a_source_file_runs_the_tests_that_import_it(tmp_path, dock
         assert "no test file imports it" in helper.output and helper.details["summary"]["passed"] == 3
 
 
+def test_run_tests_on_a_source_file_also_runs_the_tests_of_a_package_that_imports_it(tmp_path, docker_engine):
+    # tests/test_api.py imports middle from the package, whose __init__ imports it from core: it tests core.py,
+    # after the files that import core itself; it does not test spread.py, which the package does not import.
+    files = {**SRC_LAYOUT, "src/stats/__init__.py": "from .core import middle\n",
+             "tests/test_api.py": "from stats import middle\n\n\ndef test_api():\n    assert middle([1, 2, 3]) == 2\n"}
+    with own_sandbox(tmp_path, "srcpackage", files) as box:
+        result = box.run_tool("run_tests", {"selection": ["src/stats/core.py"]}, 60)
+        assert result.output.startswith("src/stats/core.py is code, not tests: ran the tests that import it "
+                                        "(tests/test_core.py, tests/test_median.py, tests/test_api.py).")
+        assert result.details["summary"]["passed"] == 3 and result.details["summary"]["failed"] == 1
+        spread = box.run_tool("run_tests", {"selection": ["src/stats/spread.py"]}, 60)
+        assert spread.output.startswith("src/stats/spread.py is code, not tests: ran the tests that import it "
+                                        "(tests/test_spread.py).")
+
+
 def test_a_test_file_that_fails_to_collect_is_named_by_its_path(tmp_path, docker_engine):
     # pytest's junit report names a module that failed to import by its dotted name, with no class: the id the
     # check, the spectrum and run_tests are given must be the file's path, or none of them can run it again.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import itertools
 import os
 from pathlib import Path
 
@@ -63,25 +64,71 @@ def test_files(ctx: Context) -> list[str]:
 
 def tests_importing(ctx: Context, path: str, limit: int = MAX_TEST_FILES, tests: list[str] | None = None) -> list[str]:
     """The test files (of `tests`, else all) of the module at `path`: those that import it, or are named after it
-    (`test_mod.py`)."""
+    (`test_mod.py`); then, while there is room, those that import a package above it that imports it
+    (`from wcwidth import wcswidth`, where wcwidth/__init__.py imports it from .wcwidth)."""
     module = module_name(ctx.root, path)
     leaf = module.rpartition(".")[2]
-    found = []
-    for test in test_files(ctx) if tests is None else tests:
-        if test == path:
-            continue
-        if os.path.basename(test) in (f"test_{leaf}.py", f"{leaf}_test.py"):
-            found.append(test)
-        else:
-            try:
-                text = (ctx.root / test).read_text(errors="replace")
-                if leaf in text and imports(ast.parse(text), module):
-                    found.append(test)
-            except (OSError, SyntaxError, ValueError):
-                continue
+    candidates = test_files(ctx) if tests is None else tests
+    found = list(itertools.islice((t for t in candidates if t != path and (
+        os.path.basename(t) in (f"test_{leaf}.py", f"{leaf}_test.py") or _imports_any(ctx.root / t, [module]))), limit))
+    packages = reexporting(ctx.root, path) if len(found) < limit else []
+    for test in candidates if packages else []:
         if len(found) == limit:
             break
+        if test != path and test not in found and _imports_any(ctx.root / test, packages, exactly=True):
+            found.append(test)
     return found
+
+
+def _imports_any(file: Path, modules: list[str], exactly: bool = False) -> bool:
+    """Whether the file imports one of modules (exactly: the module itself, or a name from it; not a module
+    below it, which is another module's test)."""
+    try:
+        text = file.read_text(errors="replace")
+        if not any(m.rpartition(".")[2] in text for m in modules):
+            return False
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, ValueError):
+        return False
+    if not exactly:
+        return any(imports(tree, m) for m in modules)
+    return any(isinstance(node, ast.Import) and any(a.name in modules for a in node.names)
+               or isinstance(node, ast.ImportFrom) and not node.level and node.module in modules
+               for node in ast.walk(tree))
+
+
+def reexporting(root: Path, path: str) -> list[str]:
+    """The packages above the module at `path`, nearest first, whose __init__.py imports it or a package already
+    found (`from .core import middle`, `from . import core`, `from pkg.core import middle`): importing them runs it,
+    and a test that imports a name from them reaches its code."""
+    reached = [module_name(root, path)]
+    found = []
+    folder = (root / path).parent
+    while folder != root and (init := folder / "__init__.py").is_file():
+        package = module_name(root, str(init.relative_to(root)))
+        if init.resolve() != (root / path).resolve() and _init_imports(init, package, reached):
+            found.append(package)
+            reached.append(package)
+        folder = folder.parent
+    return found
+
+
+def _init_imports(init: Path, package: str, modules: list[str]) -> bool:
+    """Whether a package's __init__.py imports one of modules, absolutely or relatively."""
+    try:
+        tree = ast.parse(init.read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return False
+    if any(imports(tree, m) for m in modules):
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+            named = ".".join(base + ([node.module] if node.module else []))
+            if any(named == m or named.startswith(m + ".") or any(f"{named}.{a.name}" == m for a in node.names)
+                   for m in modules):
+                return True
+    return False
 
 
 def for_sources(ctx: Context, selection: list[str]) -> tuple[list[str], list[str]]:
