@@ -499,6 +499,27 @@ def test_when_no_rule_names_a_definition_omni_tries_the_suspects_then_hands_over
     assert len(candidates(run)) == 8 and "return a + b" in (repo / "calc.py").read_text()
 
 
+def test_a_near_miss_gives_its_definition_the_next_round_told_how_the_tests_broke(tmp_path, fake, docker_engine):
+    """add forgets b, and no one-change edit adds it. The opening round's best candidate passes test_add and breaks
+    test_add_zero beside it: the place is right, so omni's next round is on add again, before any other suspect
+    or the model's steps, and its request says which test broke and how; its right candidate is applied."""
+    test = ("from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\n"
+            "def test_add_zero():\n    assert add(5, 0) == 5\n")
+    repo = make_repo(tmp_path / "repo", {"calc.py": "def add(a, b):\n    return a\n", "test_calc.py": test})
+    times = "```python\ndef add(a, b):\n    return a * b\n```"  # 2 * 2 is 4, but 5 * 0 is not 5
+    fake.add(PLAN, {"choices": [times, WRONG_1]}, {"choices": [WRONG_2, WRONG_1]}, {"choices": [WRONG_1, RIGHT]})
+    run = run_omni(repo, "--yes", "--samples", "2", "fix add: adding two numbers gives the wrong answer", fake=fake,
+                   opening_repair=True, finish_on_check=True)
+    assert run.code == 0, run.stdout + run.stderr
+    rounds = [(e["kind"], e["symbol"], e["why"]) for e in run.events() if e["kind"] in ("opening", "rung")]
+    assert [r[:2] for r in rounds] == [("opening", "add"), ("rung", "add")]
+    assert rounds[1][2] == "rewrites of it passed the check and broke tests that passed before"
+    third = fake.requests[2]["messages"][-1]["content"]
+    assert "a rewrite that made the check pass broke test_calc.py::test_add_zero" in third and "assert 0 == 5" in third
+    assert [r.get("n") for r in fake.requests] == [2, 2, 2]  # three rounds of samples: no plan, no step
+    assert "return a + b" in (repo / "calc.py").read_text()
+
+
 def test_the_plan_is_asked_for_only_when_the_model_is_next_asked_not_between_omnis_own_rounds(tmp_path, fake,
                                                                                                docker_engine):
     """The opening round finds no fix and the next action is omni's own round again, which reads no plan: the plan
@@ -559,6 +580,21 @@ def test_a_candidate_that_breaks_a_neighbour_of_the_check_test_in_its_own_file_b
         assert first["message"].startswith("test_calc.py::test_add_zero\n") and "assert 4 == 5" in first["message"]
         assert second["passes"] and second["breaks"] == []  # test_add failed before: passing it is no break
         assert second["message"] == ""
+
+
+def test_a_candidate_that_breaks_a_test_of_the_package_that_re_exports_it_breaks(tmp_path, docker_engine):
+    """The package's __init__ imports add from its module, and a test imports add from the package, not the
+    module: that test is one the candidate can break, so it is run beside the check's."""
+    files = {"pkg/__init__.py": "from .calc import add\n", "pkg/calc.py": CALC["calc.py"],
+             "tests/test_calc.py": "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+             "tests/test_api.py": "from pkg import add\n\n\ndef test_add_zero():\n    assert add(5, 0) == 5\n"}
+    with own_sandbox(tmp_path, "reexport", files) as box:
+        four = "def add(a, b):\n    return 4\n"  # passes test_add (2 + 2), breaks test_add_zero in test_api.py
+        tried = box.run_tool("try_fixes", {"path": "pkg/calc.py", "symbol": "add", "candidates": [four],
+                                           "tests": ["tests/test_calc.py::test_add"]}, 120)
+        assert tried.success, tried.error
+        (outcome,) = tried.details["outcomes"]
+        assert outcome["passes"] and outcome["breaks"] == ["tests/test_api.py::test_add_zero"]
 
 
 def test_the_next_round_hears_how_the_test_a_passing_candidate_broke_fails(tmp_path, fake, docker_engine):

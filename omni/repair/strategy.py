@@ -29,9 +29,11 @@ class RepairStrategy:
       and the check point to (omni/repair/localize.py), when they point to exactly one, else on the spectrum's
       best. When a round of its own finds no fix, a round on the next definition the failing tests point to (the
       spectrum's, ties included), up to MAX_SUSPECTS definitions and MAX_LONG long ones: a wrong first target then
-      costs a round, not the run. Then a round on each value the definitions tried read (a table, a pattern, a
-      constant of their module or class: omni/repair/localize.py, values_of; up to MAX_VALUES): the suspects have
-      the tests' evidence, a value only its reader's. The last round names the model the suspects left. Later,
+      costs a round, not the run. A round whose best candidate passed the check and broke tests is a near miss: the
+      place is right, so its definition gets its second round first, told how the tests broke. Then a round on
+      each value the definitions tried read (a table, a pattern, a constant of their module or class:
+      omni/repair/localize.py, values_of; up to MAX_VALUES): the suspects have the tests' evidence, a value only
+      its reader's. The last round names the model the suspects left. Later,
       a round on the definition of an edit that made the check pass, once the finish gate found tests it broke.
     - after_action: after an edit, a round on the definition the model was working on, when its rewrite was
       refused or changed nothing, or when its edit landed and the run's check still fails.
@@ -53,6 +55,8 @@ class RepairStrategy:
         self.widen = False  # the last of omni's own rounds found no fix
         self.long: set[tuple[str, str]] = set()  # the definitions tried too long to ask for whole
         self.stepped: tuple[str, str] | None = None  # where the last round applied a step toward the check
+        self.near: tuple[str, str, str] | None = None  # (path, symbol, how) of a round whose best candidate passed
+                                                      # the check and broke tests: the target is right, the fix not yet
         self.values: list[Target] = []  # the values the definitions omni's rounds tried read, next in line
         self.valued: set[tuple[str, str]] = set()  # the values tried
 
@@ -116,23 +120,26 @@ class RepairStrategy:
         """A round of omni's own on the next definition the failing tests point to (the spectrum's, best first,
         ties included, not tried yet); None when there is none, or MAX_SUSPECTS were tried (and MAX_LONG long
         ones, which are not counted among them)."""
-        tried = _tried(self.rounds, self.stepped)
+        tried = _tried(self.rounds, self.stepped, self.near)
         if self.suspects is None and len(tried - self.long - self.valued) < MAX_SUSPECTS:
             self.events.emit("phase", name="asking the tests where to look next")
             self.spectrum = self.spectrum or self._spectrum(self.check_now.check())
             self.suspects = suspects(self.spectrum, tried, MAX_SUSPECTS + MAX_LONG)
         if (target := self._next_target()) is None:
             return None
-        after = "; a rewrite before it made part of the check pass" if self.stepped else \
+        near = self.near if self.near and self.near[:2] == (target.path, target.symbol) else None
+        after = "" if near else "; a rewrite before it made part of the check pass" if self.stepped else \
             "; the rewrites of what came before found no fix"
         rounds = len(set(self.rounds))
         return self._own_round(target, "rung" if rounds else "opening", target.why + (after if rounds else ""),
-                               f"omni_suspect_{rounds + 1}")
+                               f"omni_suspect_{rounds + 1}", note=near[2] if near else "")
 
     def _next_target(self) -> Target | None:
         """The next suspect a round of omni's own would try, once the suspects are known; None when there is none
         left or the rounds' room is spent."""
-        tried = _tried(self.rounds, self.stepped)
+        tried = _tried(self.rounds, self.stepped, self.near)
+        if self.near and self.near[:2] not in tried:
+            return Target(*self.near[:2], "rewrites of it passed the check and broke tests that passed before")
         room = {False: MAX_SUSPECTS - len(tried - self.long - self.valued), True: MAX_LONG - len(self.long)}
         if room[False] > 0 and self.suspects is not None and (suspect := next(
                 (t for t in self.suspects if (t.path, t.symbol) not in tried and room[t.long] > 0), None)):
@@ -140,9 +147,11 @@ class RepairStrategy:
         values = [v for v in self.values if (v.path, v.symbol) not in tried][:MAX_VALUES - len(self.valued)]
         return values[0] if values else None
 
-    def _own_round(self, target: Target, kind: str, why: str, call_id: str) -> Action:
+    def _own_round(self, target: Target, kind: str, why: str, call_id: str, note: str = "") -> Action:
         """A round of omni's own on target, said as an event of `kind`; the lines the tests point to, when known,
-        go to verified repair (its block rewrites)."""
+        go to verified repair (its block rewrites); note: what the candidates are told first (how a near miss
+        there went wrong)."""
+        self.near = None
         self.rounds[(target.path, target.symbol)] += 1
         if target.long:
             self.long.add((target.path, target.symbol))
@@ -152,7 +161,8 @@ class RepairStrategy:
         if target.lines:
             self.repair.focus[(target.path, target.symbol)] = target.lines
         self.events.emit(kind, path=target.path, symbol=target.symbol, why=why, reader=target.reader)
-        return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol}, call_id=call_id)
+        return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol}
+                      | ({"note": note} if note else {}), call_id=call_id)
 
     def _spectrum(self, check: Check) -> Spectrum:
         """The ranking of the check's failing tests, or of its examples when no test fails; its suspects may be
@@ -162,11 +172,13 @@ class RepairStrategy:
     def after_action(self, action: Action, result: ToolResult) -> ToolResult:
         if self.repair is None:
             return result
-        target = self.target(action, result)
+        target = _edited(self.toolbox.editing, action, result)
         if action.name == "propose_fixes":  # a success: its candidate passed the check, and is applied
             where = (str(action.args["path"]), str(action.args["symbol"]))
             self.passed = (where, len(self.check_now.check().tests)) if result.success else None
             self.widen = not result.success and action.call_id.startswith(OWN_ROUNDS)
+            near = result.details.get("near") if self.widen else None
+            self.near = (*where, near) if near else None
             if self.widen and where not in self.valued:
                 self.values += [v for v in values_of(self.repair.sandbox, *where) if v not in self.values]
             self._after_step(result)
@@ -210,24 +222,26 @@ class RepairStrategy:
             self.check_now.changed()
         return result
 
-    def target(self, action: Action, result: ToolResult) -> tuple[str, str] | None:
-        """(path, definition): the rewrite's own target if it was refused; the one definition a landed
-        edit changed; else None."""
-        path = str(action.args.get("path", ""))
-        if action.name not in self.toolbox.editing or action.name == "propose_fixes" or not path:
-            return None
-        if not result.success:
-            symbol = str(action.args.get("symbol", ""))
-            refused = result.failure in ("edit_failed", "lint_failed")
-            return (path, symbol) if action.name == "replace_symbol" and refused and symbol else None
-        changed = getattr(details(action.name, result), "symbols", [])
-        return (path, changed[0]) if len(changed) == 1 else None
+
+def _edited(editing, action: Action, result: ToolResult) -> tuple[str, str] | None:
+    """(path, definition): the rewrite's own target if it was refused; the one definition a landed
+    edit changed; else None."""
+    path = str(action.args.get("path", ""))
+    if action.name not in editing or action.name == "propose_fixes" or not path:
+        return None
+    if not result.success:
+        symbol = str(action.args.get("symbol", ""))
+        refused = result.failure in ("edit_failed", "lint_failed")
+        return (path, symbol) if action.name == "replace_symbol" and refused and symbol else None
+    changed = getattr(details(action.name, result), "symbols", [])
+    return (path, changed[0]) if len(changed) == 1 else None
 
 
-def _tried(rounds: Counter, stepped: tuple[str, str] | None) -> set[tuple[str, str]]:
-    """The definitions omni's rounds have tried, less the one the last step was taken on while it has a round
-    left: what still fails may need a second change there."""
-    again = {stepped} if stepped and rounds[stepped] < ROUNDS else set()
+def _tried(rounds: Counter, stepped: tuple[str, str] | None, near: tuple[str, str, str] | None) -> set[tuple[str, str]]:
+    """The definitions omni's rounds have tried, less, while it has a round left, the one the last step was taken
+    on (what still fails may need a second change there) and the one of a near miss (its candidates passed the
+    check and broke tests: the place is right)."""
+    again = {t for t in (stepped, near[:2] if near else None) if t and rounds[t] < ROUNDS}
     return set(rounds) - again
 
 

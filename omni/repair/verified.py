@@ -211,7 +211,8 @@ class VerifiedRepair:
             how = f" The first fails so:\n{outcome.message}\n" if outcome.message else " "
             return ToolResult.fail("tests_failed", f"{said}; the best (candidate {n}) passes the check but breaks "
                                    f"tests that passed before: {', '.join(outcome.breaks[:3])}.{how}Its code:\n"
-                                   f"```python\n{code}\n```\nKeep what it fixes, and edit the code so those pass too.")
+                                   f"```python\n{code}\n```\nKeep what it fixes, and edit the code so those pass too.",
+                                   details={"near": _next_note("", ranked, 0)})  # for the strategy: a near miss
         step = next((r for r in ranked if _step(r[2])), None) if not outcome.passes else None
         if step is not None:
             return self._step_taken(path, symbol, step, said)
