@@ -33,6 +33,18 @@ def checks(run) -> list[dict]:
     return [e for e in run.events() if e["kind"] == "check"]
 
 
+def shown_by_the_second_test(tmp_path, fake, first: dict):
+    """A run whose first test file (`first`) is no reproduction and whose second (SHOWS) is: the run, and the
+    second ask, which says what was wrong with the first."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    fake.add(PLAN, *NO_EXAMPLE, first, SHOWS, FIX, FINISH)
+    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (check,) = checks(run)
+    assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 2" in check["result"]
+    return run, fake.requests[4]["messages"][-1]["content"]
+
+
 def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, docker_engine):
     repo = make_repo(tmp_path / "repo", FILES)
     fake.add(PLAN, *NO_EXAMPLE, PASSES, SHOWS, FIX, FINISH)
@@ -84,15 +96,9 @@ def test_when_omnis_own_round_comes_first_the_reproduction_test_does_not_wait_fo
 def test_a_test_that_fails_on_its_own_mistake_is_not_a_reproduction(tmp_path, fake, docker_engine):
     """It calls the module as if it were the function: it fails, but with a TypeError, and would fail
     whatever the fix. omni asks again, saying so."""
-    repo = make_repo(tmp_path / "repo", FILES)
     calls_module = {"text": json.dumps({"test_code": "import calc\n\n\ndef test_add():\n"
                                                      "    assert calc(2, 2) == 4\n"})}
-    fake.add(PLAN, *NO_EXAMPLE, calls_module, SHOWS, FIX, FINISH)
-    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
-    assert run.code == 0, run.stdout + run.stderr
-    (check,) = checks(run)
-    assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 2" in check["result"]
-    second_ask = fake.requests[4]["messages"][-1]["content"]
+    run, second_ask = shown_by_the_second_test(tmp_path, fake, calls_module)
     assert "It did not fail on an assertion (it raised TypeError)" in second_ask
     assert "'module' object is not callable" in second_ask
     first, second = [e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test"]
@@ -126,21 +132,15 @@ def test_a_test_that_compares_the_codes_value_with_one_of_another_form_is_asked_
                                                                                       docker_engine):
     """It fails on an assertion, but one that compares the number add gives with a text: no fix makes it pass. Its
     assertions are read as examples (a parametrize case put in), evaluated, and the next ask says the form."""
-    repo = make_repo(tmp_path / "repo", FILES)
     of_text = {"text": json.dumps({"test_code": "import pytest\nfrom calc import add\n\n\n"
                                                 "@pytest.mark.parametrize('a, b, total', [(2, 2, '4'), (1, 0, '1')])\n"
                                                 "def test_add(a, b, total):\n    assert add(a, b) == total\n"})}
-    fake.add(PLAN, *NO_EXAMPLE, of_text, SHOWS, FIX, FINISH)
-    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
-    assert run.code == 0, run.stdout + run.stderr
-    (check,) = checks(run)
-    assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 2" in check["result"]
-    second_ask = fake.requests[4]["messages"][-1]["content"]
+    run, second_ask = shown_by_the_second_test(tmp_path, fake, of_text)
     assert "One of its assertions: `add(2, 2)` gives 0 on the code as it is now: the code gives an int, and you " \
            "wrote a str." in second_ask
     first = next(e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test")
     assert not first["fails_as_it_should"] and "another form" in first["outcome"]
-    assert "return a + b" in (repo / "calc.py").read_text()
+    assert "return a + b" in (run.cwd / "calc.py").read_text()
 
 
 def test_no_reproduction_in_two_tries_is_said_and_the_run_goes_on(tmp_path, fake, docker_engine):
