@@ -34,6 +34,12 @@ def test_a_value_from_a_call_is_used_once_and_a_name_another_statement_names_is_
     assert read(code) == ["Queue(1).put(5) == None"]
 
 
+def test_a_list_a_call_may_change_is_used_once_and_a_constant_as_often_as_named():
+    code = ("def test_fill():\n    table = {}\n    n = -2\n    size = fill(table, n)\n    assert size == 0\n"
+            "    assert lookup(table, n) == 'x'\n    assert twice(n) == (-4,)\n")
+    assert read(code) == ["fill({}, -2) == 0", "twice(-2) == (-4,)"]
+
+
 def test_what_says_no_value_or_names_what_is_unknown_is_not_read():
     code = ("import pytest\n\ndef helper():\n    assert f(1) == 2\n\ndef test_kinds(tmp_path):\n"
             "    assert g(1)\n    assert g(1) != 2\n    assert g(1) == g(2) == 3\n    assert load(tmp_path) == {}\n"

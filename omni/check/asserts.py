@@ -4,9 +4,9 @@ code for its form alone, and no fix of the code makes it pass.
 
 `assert <call> == <value>` at a test function's top level is read as the example `<call> == <value>`, with the
 function's parametrize cases (one example per case) and its plain local names put in. The reading is
-conservative: a name whose value came from a call is used once, since a later use may see it changed (`buf.push(1)`
-before `assert buf.items() == [1]`); a name a statement of another kind mentions is dropped; an assertion that still
-names anything the function binds is not read."""
+conservative: a name whose value is not a constant (a call's result, a list) is used once, since a later use may see
+it changed (`buf.push(1)` before `assert buf.items() == [1]`); a name a statement of another kind mentions is
+dropped; an assertion that still names anything the function binds is not read."""
 
 from __future__ import annotations
 
@@ -104,13 +104,20 @@ def _asserted(body: list[ast.stmt], case: dict[str, ast.expr], bound: set[str]) 
 
 
 def _put_in(node: ast.expr, known: dict[str, ast.expr]) -> ast.expr:
-    """node with the known names' values put in; a name whose value holds a call is then forgotten (used once)."""
+    """node with the known names' values put in; a name whose value is not a constant (a call's result, a list, a
+    dict) is then forgotten: used once, since what uses it may change it (`items.append(3)`, `fill(table)`)."""
     used = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in known]
     filled = _Filler(known).visit(ast.parse(ast.unparse(node), mode="eval").body)
     for name in used:
-        if any(isinstance(n, ast.Call) for n in ast.walk(known.get(name, ast.Constant(None)))):
-            known.pop(name, None)
+        if name in known and not _constant(known[name]):
+            known.pop(name)
     return filled
+
+
+def _constant(node: ast.expr) -> bool:
+    """Whether node is a value no call can change: a constant, a negative one, or a tuple of such."""
+    return all(isinstance(n, (ast.Constant, ast.Tuple, ast.UnaryOp, ast.unaryop, ast.expr_context))
+               for n in ast.walk(node))
 
 
 class _Filler(ast.NodeTransformer):
