@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import fnmatch
-import itertools
 import os
 from pathlib import Path
 
@@ -68,30 +67,36 @@ def tests_importing(ctx: Context, path: str, limit: int = MAX_TEST_FILES, tests:
     (`from wcwidth import wcswidth`, where wcwidth/__init__.py imports it from .wcwidth)."""
     module = module_name(ctx.root, path)
     leaf = module.rpartition(".")[2]
-    candidates = test_files(ctx) if tests is None else tests
-    found = list(itertools.islice((t for t in candidates if t != path and (
-        os.path.basename(t) in (f"test_{leaf}.py", f"{leaf}_test.py") or _imports_any(ctx.root / t, [module]))), limit))
-    packages = reexporting(ctx.root, path) if len(found) < limit else []
-    for test in candidates if packages else []:
-        if len(found) == limit:
+    packages = reexporting(ctx.root, path)
+    direct, through = [], []  # each file read once: those that import the module, those that import a package
+    for test in test_files(ctx) if tests is None else tests:
+        if len(direct) == limit:
             break
-        if test != path and test not in found and _imports_any(ctx.root / test, packages, exactly=True):
-            found.append(test)
-    return found
+        if test == path:
+            continue
+        if os.path.basename(test) in (f"test_{leaf}.py", f"{leaf}_test.py"):
+            direct.append(test)
+        elif (tree := _parsed(ctx.root / test, [module, *packages])) is None:
+            continue
+        elif imports(tree, module):
+            direct.append(test)
+        elif _imports_exactly(tree, packages):
+            through.append(test)
+    return (direct + through)[:limit]
 
 
-def _imports_any(file: Path, modules: list[str], exactly: bool = False) -> bool:
-    """Whether the file imports one of modules (exactly: the module itself, or a name from it; not a module
-    below it, which is another module's test)."""
+def _parsed(file: Path, modules: list[str]) -> ast.AST | None:
+    """The file's syntax tree, when it names one of modules' last parts at all; else None."""
     try:
         text = file.read_text(errors="replace")
-        if not any(m.rpartition(".")[2] in text for m in modules):
-            return False
-        tree = ast.parse(text)
+        return ast.parse(text) if any(m.rpartition(".")[2] in text for m in modules) else None
     except (OSError, SyntaxError, ValueError):
-        return False
-    if not exactly:
-        return any(imports(tree, m) for m in modules)
+        return None
+
+
+def _imports_exactly(tree: ast.AST, modules: list[str]) -> bool:
+    """Whether the code imports one of modules itself, or a name from it (not a module below it, which is another
+    module's test)."""
     return any(isinstance(node, ast.Import) and any(a.name in modules for a in node.names)
                or isinstance(node, ast.ImportFrom) and not node.level and node.module in modules
                for node in ast.walk(tree))
