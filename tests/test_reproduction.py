@@ -109,23 +109,42 @@ def test_a_test_that_fails_on_its_own_mistake_is_not_a_reproduction(tmp_path, fa
     assert "reproduction test, try 2: fails on the starting code, as it should" in run.stdout
 
 
-def test_a_test_cut_off_at_its_cap_is_asked_again_shorter_and_not_run(tmp_path, fake, docker_engine):
+def test_a_test_cut_off_at_its_cap_with_no_whole_test_is_asked_again_shorter_and_not_run(tmp_path, fake,
+                                                                                          docker_engine):
     """The request caps the reply below the run's own cap (a small model can repeat itself to it); a reply that
-    reaches it is not written or run, and the next ask says why."""
+    reaches it before one test function is whole is not written or run, and the next ask says why."""
     repo = make_repo(tmp_path / "repo", FILES)
-    cut = {"text": '{"test_code": "from calc import add\\n\\ndef test_add():\\n    assert add(2, 2) == 4\\n'
-                   '    assert add(', "finish_reason": "length"}
+    cut = {"text": '{"test_code": "from calc import add\\n\\ndef test_add():\\n    assert add(',
+           "finish_reason": "length"}
     fake.add(PLAN, *NO_EXAMPLE, cut, SHOWS, FIX, FINISH)
     run = run_omni(repo, "--yes", "--max-tokens", "4096", GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
     (check,) = checks(run)
     assert check["source"] == "reproduction test" and "try 2" in check["result"]
-    assert fake.requests[3]["max_tokens"] == fake.requests[4]["max_tokens"] == 512
+    assert fake.requests[3]["max_tokens"] == fake.requests[4]["max_tokens"] == 384
     assert fake.requests[0]["max_tokens"] == 4096  # the plan keeps the run's own cap
     second_ask = fake.requests[4]["messages"][-1]["content"]
-    assert "cut off at the length limit (512 tokens)" in second_ask and "It did not fail" not in second_ask
+    assert "cut off at the length limit (384 tokens)" in second_ask and "It did not fail" not in second_ask
     cut_try = next(e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test")
     assert cut_try["code"].endswith("assert add(") and not cut_try["fails_as_it_should"]  # the cut text, recorded
+
+
+def test_a_test_cut_off_at_its_cap_is_run_for_its_complete_part(tmp_path, fake, docker_engine):
+    """A small model's test file that repeats its assertion until the cap: its complete lines are a test that
+    shows the problem, run once with the repeats left out, and the check on the first try."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    whole = json.dumps({"test_code": "from calc import add\n\n\ndef test_add_sums():\n"
+                                     + "    assert add(2, 2) == 4\n" * 6})
+    cut = {"text": whole[:-9], "finish_reason": "length"}  # mid-way through the last assertion
+    fake.add(PLAN, *NO_EXAMPLE, cut, FIX, FINISH)
+    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (check,) = checks(run)
+    assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 1" in check["result"]
+    assert "the complete part of a reply cut off" in check["result"]
+    tried = next(e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test")
+    assert tried["fails_as_it_should"] and tried["code"].count("assert add(2, 2) == 4") == 1
+    assert "return a + b" in (repo / "calc.py").read_text()
 
 
 def test_a_test_that_compares_the_codes_value_with_one_of_another_form_is_asked_again(tmp_path, fake,

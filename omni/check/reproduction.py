@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from omni.box.toolbox import details
 from omni.check.agreement import agreed
 from omni.check.asserts import asserted_examples
+from omni.check.cutoff import salvaged
 from omni.check.examples import Evaluation, GoalExamples, evaluate
 from omni.check.forms import of_another_form, other_form
 from omni.check.mend import mended
@@ -35,8 +36,9 @@ from omni.protocols import Events, Model, Sandbox
 PATH = ".omni/check/test_reproduce.py"
 ASSERTIONS = {"AssertionError", "Failed"}  # a failed assert, or pytest.raises/pytest.fail: the behaviour is wrong
 SHOWN_IMPORTS = 6  # the project's tests' most common import lines of its own code, shown to the test's writer
-MAX_TOKENS = 512  # a reply's cap: a test file of one or two short tests is 100-300 tokens; a small model that runs
-                  # on past that repeats itself to the configured cap (1,024 with --local: two minutes on a CPU)
+MAX_TOKENS = 384  # a reply's cap: a test file of one or two short tests is 100-300 tokens; a small model that runs
+                  # on past that repeats itself to the configured cap (1,024 with --local: two minutes on a CPU), and
+                  # the complete part of a reply cut at this cap is still run
 EXAMPLE_TOKENS = 200  # an example's reply: one call and one value, 20-80 tokens
 EXAMPLE_SAMPLES = 4  # examples asked at once in a try (a llama.cpp server's slots write them together), at most
 EXAMPLE_TEMPERATURE = 0.7  # warm enough that a small model's answers differ where it is unsure
@@ -213,13 +215,25 @@ class Reproduction:
     def _tried(self, reply, imports: str) -> tuple[str, list[str], str]:
         """One reply's test written and run: (its code, its failing tests, the run's headline) when it fails on an
         assertion, else (its code, [], what went wrong, for the next try's prompt). A reply cut off at the cap is
-        not run; its code is the reply as it came."""
-        if reply.finish_reason == "length":  # the cut text as the code, so the record shows where it ran on
+        run for its complete part (omni/check/cutoff.py); one with none is not run, and its code is the reply as
+        it came, so the record shows where it ran on."""
+        cut = reply.finish_reason == "length"
+        code = mended(salvaged(reply.text) if cut else _test_code(reply.text), imports)  # a fence, a lacking import
+        if cut and not code:
             return reply.text, [], (f"Your reply was cut off at the length limit ({MAX_TOKENS} tokens) before the "
                                     "file was complete. Write a shorter file: the imports and one short test function.")
-        code = mended(_test_code(reply.text), imports)  # a fence left in it, an import it lacks
         if not code:
             return "", [], "Your reply held no test file. Answer with the JSON object and the complete file."
+        code, tests, said = self._ran(code)
+        if cut and tests:
+            said += "; the complete part of a reply cut off at the length limit"
+        elif cut:
+            said = (f"Your reply ran to the length limit ({MAX_TOKENS} tokens): write a shorter file. Its complete "
+                    f"part was run. {said}")
+        return code, tests, said
+
+    def _ran(self, code: str) -> tuple[str, list[str], str]:
+        """A test file written and run, as `_tried` returns it."""
         written = self.sandbox.run_tool("create_file", {"path": PATH, "content": code, "overwrite": True}, 60)
         if not written.success:
             return code, [], f"The file could not be written: {written.error[:300]}"
