@@ -973,3 +973,28 @@ def test_the_spectrum_s_next_suspect_is_tried_before_the_table_a_function_reads(
     (value,) = [e for e in run.events() if e["kind"] == "rung" and e["symbol"] == "UNITS"]
     assert value["reader"] == "seconds"
     assert (repo / "clock.py").read_text() == code.replace('"m": 3600', '"m": 60')
+
+
+def test_past_the_suspects_rewritten_whole_the_next_gets_its_one_change_candidates_alone(tmp_path, fake,
+                                                                                        docker_engine):
+    """test_total runs four functions, and a passing test runs one of them, half, too: the spectrum ranks the other
+    three first, and the faulty half fourth. omni's own rounds rewrite those three (no sample has code, no one-change
+    edit of them passes); then half is tried by its one-change candidates alone, with no model request, and one of
+    them (the divisor one off) is applied."""
+    code = ("def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n\n\n"
+            "def neg(a):\n    return -a\n\n\ndef half(a):\n    return a // 3\n")
+    test = ("from calc import add, half, mul, neg\n\n\n"
+            "def test_total():\n    assert add(1, 1) + mul(1, 1) + neg(0) + half(80) == 43\n\n\n"
+            "def test_half_of_one():\n    assert half(1) == 0\n")
+    repo = make_repo(tmp_path / "repo", {"calc.py": code, "test_calc.py": test})
+    fake.add(PLAN, *[{"choices": ["no idea", "no idea"]}] * 6)
+    run = run_omni(repo, "--yes", "--samples", "2", "make the total right", fake=fake, opening_repair=True,
+                   mechanical=True, finish_on_check=True)
+    assert run.code == 0, run.stdout + run.stderr
+    rounds = [(e["kind"], e["symbol"], e["why"]) for e in run.events() if e["kind"] in ("opening", "rung")]
+    assert {r[1] for r in rounds[:3]} == {"add", "mul", "neg"} and rounds[3][:2] == ("rung", "half")
+    assert len(rounds) == 4
+    assert "tried by its one-change candidates alone" in rounds[3][2]
+    assert [r.get("n") for r in fake.requests] == [2] * 6  # the samples of the three rewritten; none for half
+    assert {c["asked"] for c in candidates(run) if c["target"] == "calc.py:half"} == {"mechanical"}
+    assert "return a // 2" in (repo / "calc.py").read_text()

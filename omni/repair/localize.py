@@ -19,7 +19,8 @@ Tried in this order; the first rule that names exactly one definition wins:
 When no rule names one, or a round on the one named finds no fix, `suspects` gives the next to try: the spectrum's
 best, ties included (omni/repair/strategy.py tries up to three, and two long ones besides); after them, the
 values a definition tried reads (`values_of`: a fault in a module's table is not in the function, and the spectrum
-cannot see it, since every test runs a module's assignments on import).
+cannot see it, since every test runs a module's assignments on import); then the next suspects' one-change
+candidates alone (a few, no model call each).
 A definition in a test file is never the target. One longer than MAX_LINES is not asked for whole (its rewrites
 would cost minutes of generation on a small local model): rules 1-6 pass it by, and as the spectrum's suspect it
 gets its mechanical candidates alone (omni/repair/verified.py), or with block rewrites (omni/repair/block.py) the
@@ -54,6 +55,7 @@ class Target:
     lines: tuple[int, ...] = ()  # the lines the failing tests point to (the spectrum's equally best), when known
     size: int = 0  # the definition's length in lines, when known
     reader: str = ""  # when the target is a value (a module's or a class's table, pattern, constant): who reads it
+    swept: bool = False  # a suspect past those rewritten whole: tried by its mechanical candidates alone
 
     @property
     def long(self) -> bool:

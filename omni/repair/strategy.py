@@ -3,21 +3,16 @@ The loop knows it only by that protocol; omni/run/wiring.py makes it."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 from omni.box.toolbox import Toolbox, details
 from omni.check.settled import Check, CheckNow
 from omni.goal.reading import GoalReading
 from omni.protocols import Events
 from omni.repair.block import MAX_DEFINITION
+from omni.repair.lineup import MAX_SWEPT, ROUNDS, Lineup
 from omni.repair.localize import Spectrum, Target, fix_target, suspects, values_of
 from omni.repair.verified import VerifiedRepair
 from omni.results import Action, ToolResult
 
-ROUNDS = 2  # times the strategy asks for candidates per definition
-MAX_SUSPECTS = 3  # definitions omni's own rounds try, one after another, before the model's steps begin
-MAX_LONG = 2  # and besides them, definitions too long to ask for whole (their mechanical candidates alone: cheap)
-MAX_VALUES = 2  # and values the definitions tried read (a table, a pattern: a few lines each), after the suspects
 HINTED = 4  # the spectrum's suspects named to the model when omni's own rounds are done
 OWN_ROUNDS = ("omni_opening", "omni_suspect")  # the call ids of those rounds
 
@@ -27,14 +22,11 @@ class RepairStrategy:
 
     - own_action: omni's next action instead of the model's. First, the opening round on the definition the goal
       and the check point to (omni/repair/localize.py), when they point to exactly one, else on the spectrum's
-      best. When a round of its own finds no fix, a round on the next definition the failing tests point to (the
-      spectrum's, ties included), up to MAX_SUSPECTS definitions and MAX_LONG long ones: a wrong first target then
-      costs a round, not the run. A round whose best candidate passed the check and broke tests is a near miss: the
-      place is right, so its definition gets its second round first, told how the tests broke. Then a round on
-      each value the definitions tried read (a table, a pattern, a constant of their module or class:
-      omni/repair/localize.py, values_of; up to MAX_VALUES): the suspects have the tests' evidence, a value only
-      its reader's. The last round names the model the suspects left. Later,
-      a round on the definition of an edit that made the check pass, once the finish gate found tests it broke.
+      best. When a round of its own finds no fix, a round on the next in line (omni/repair/lineup.py: the failing
+      tests' suspects, a near miss's definition again with how the tests broke, the values they read, the later
+      suspects' mechanical candidates): a wrong first target then costs a round, not the run. The last round names
+      the model the suspects left. Later, a round on the definition of an edit that made the check pass, once the
+      finish gate found tests it broke.
     - after_action: after an edit, a round on the definition the model was working on, when its rewrite was
       refused or changed nothing, or when its edit landed and the run's check still fails.
     - propose: the propose_fixes tool.
@@ -47,18 +39,12 @@ class RepairStrategy:
                  events: Events, opening: bool = True, finish_on_check: bool = True):
         self.repair, self.toolbox, self.check_now, self.reading = repair, toolbox, check_now, reading
         self.events, self.finish_on_check = events, finish_on_check
-        self.rounds: Counter[tuple[str, str]] = Counter()
+        self.lineup = Lineup(MAX_SWEPT if repair is not None and repair.mechanical else 0)
+        self.rounds = self.lineup.rounds  # (path, symbol) -> rounds asked
         self.to_open = opening and repair is not None
         self.passed: tuple[tuple[str, str], int] | None = None  # an edit the check passed after: (target, tests)
-        self.suspects: list[Target] | None = None  # the next definitions to try; None: not looked up yet
         self.spectrum: Spectrum | None = None  # the failing tests' ranking, asked once by the opening and after it
         self.widen = False  # the last of omni's own rounds found no fix
-        self.long: set[tuple[str, str]] = set()  # the definitions tried too long to ask for whole
-        self.stepped: tuple[str, str] | None = None  # where the last round applied a step toward the check
-        self.near: tuple[str, str, str] | None = None  # (path, symbol, how) of a round whose best candidate passed
-                                                      # the check and broke tests: the target is right, the fix not yet
-        self.values: list[Target] = []  # the values the definitions omni's rounds tried read, next in line
-        self.valued: set[tuple[str, str]] = set()  # the values tried
 
     def plan(self) -> list[str] | None:
         return None  # the planner's
@@ -117,46 +103,30 @@ class RepairStrategy:
         return self._own_round(target, "opening", target.why, "omni_opening")
 
     def next_suspect(self) -> Action | None:
-        """A round of omni's own on the next definition the failing tests point to (the spectrum's, best first,
-        ties included, not tried yet); None when there is none, or MAX_SUSPECTS were tried (and MAX_LONG long
-        ones, which are not counted among them)."""
-        tried = _tried(self.rounds, self.stepped, self.near)
-        if self.suspects is None and len(tried - self.long - self.valued) < MAX_SUSPECTS:
+        """A round of omni's own on the next definition in line (omni/repair/lineup.py); None when there is none,
+        or the room is spent."""
+        lineup = self.lineup
+        if lineup.wants_suspects():
             self.events.emit("phase", name="asking the tests where to look next")
             self.spectrum = self.spectrum or self._spectrum(self.check_now.check())
-            self.suspects = suspects(self.spectrum, tried, MAX_SUSPECTS + MAX_LONG)
-        if (target := self._next_target()) is None:
+            lineup.suspects = suspects(self.spectrum, lineup.tried(), lineup.limit())
+        if (target := lineup.next()) is None:
             return None
-        near = self.near if self.near and self.near[:2] == (target.path, target.symbol) else None
-        after = "" if near else "; a rewrite before it made part of the check pass" if self.stepped else \
+        near = lineup.near if lineup.near and lineup.near[:2] == (target.path, target.symbol) else None
+        after = "" if near else "; a rewrite before it made part of the check pass" if lineup.stepped else \
             "; the rewrites of what came before found no fix"
         rounds = len(set(self.rounds))
         return self._own_round(target, "rung" if rounds else "opening", target.why + (after if rounds else ""),
                                f"omni_suspect_{rounds + 1}", note=near[2] if near else "")
 
-    def _next_target(self) -> Target | None:
-        """The next suspect a round of omni's own would try, once the suspects are known; None when there is none
-        left or the rounds' room is spent."""
-        tried = _tried(self.rounds, self.stepped, self.near)
-        if self.near and self.near[:2] not in tried:
-            return Target(*self.near[:2], "rewrites of it passed the check and broke tests that passed before")
-        room = {False: MAX_SUSPECTS - len(tried - self.long - self.valued), True: MAX_LONG - len(self.long)}
-        if room[False] > 0 and self.suspects is not None and (suspect := next(
-                (t for t in self.suspects if (t.path, t.symbol) not in tried and room[t.long] > 0), None)):
-            return suspect
-        values = [v for v in self.values if (v.path, v.symbol) not in tried][:MAX_VALUES - len(self.valued)]
-        return values[0] if values else None
-
     def _own_round(self, target: Target, kind: str, why: str, call_id: str, note: str = "") -> Action:
         """A round of omni's own on target, said as an event of `kind`; the lines the tests point to, when known,
         go to verified repair (its block rewrites); note: what the candidates are told first (how a near miss
         there went wrong)."""
-        self.near = None
-        self.rounds[(target.path, target.symbol)] += 1
-        if target.long:
-            self.long.add((target.path, target.symbol))
+        self.lineup.took(target)
+        if target.swept:
+            self.repair.unsampled.add((target.path, target.symbol))
         if target.reader:
-            self.valued.add((target.path, target.symbol))
             self.repair.readers[(target.path, target.symbol)] = target.reader
         if target.lines:
             self.repair.focus[(target.path, target.symbol)] = target.lines
@@ -178,11 +148,11 @@ class RepairStrategy:
             self.passed = (where, len(self.check_now.check().tests)) if result.success else None
             self.widen = not result.success and action.call_id.startswith(OWN_ROUNDS)
             near = result.details.get("near") if self.widen else None
-            self.near = (*where, near) if near else None
-            if self.widen and where not in self.valued:
-                self.values += [v for v in values_of(self.repair.sandbox, *where) if v not in self.values]
+            self.lineup.near = (*where, near) if near else None
+            if self.widen and where not in self.lineup.valued:
+                self.lineup.values += [v for v in values_of(self.repair.sandbox, *where) if v not in self.lineup.values]
             self._after_step(result)
-            if self.widen and self.suspects is not None and self._next_target() is None:
+            if self.widen and self.lineup.suspects is not None and self.lineup.next() is None:
                 result = result.model_copy(update={"error": result.error + _untried(self.spectrum, self.rounds)})
         if target is None:
             return result
@@ -216,9 +186,9 @@ class RepairStrategy:
         pass: verified.py), what still fails may point elsewhere: the spectrum and the suspects are asked again,
         and the check is run again on the changed code."""
         step = result.details.get("step")
-        self.stepped = (step["path"], step["symbol"]) if step else None
-        if self.stepped:
-            self.spectrum, self.suspects = None, None
+        self.lineup.stepped = (step["path"], step["symbol"]) if step else None
+        if self.lineup.stepped:
+            self.spectrum, self.lineup.suspects = None, None
             self.check_now.changed()
         return result
 
@@ -237,15 +207,7 @@ def _edited(editing, action: Action, result: ToolResult) -> tuple[str, str] | No
     return (path, changed[0]) if len(changed) == 1 else None
 
 
-def _tried(rounds: Counter, stepped: tuple[str, str] | None, near: tuple[str, str, str] | None) -> set[tuple[str, str]]:
-    """The definitions omni's rounds have tried, less, while it has a round left, the one the last step was taken
-    on (what still fails may need a second change there) and the one of a near miss (its candidates passed the
-    check and broke tests: the place is right)."""
-    again = {t for t in (stepped, near[:2] if near else None) if t and rounds[t] < ROUNDS}
-    return set(rounds) - again
-
-
-def _untried(spectrum: Spectrum | None, rounds: Counter) -> str:
+def _untried(spectrum: Spectrum | None, rounds: dict) -> str:
     """Where else the failing tests point, for the model's steps once omni's own rounds are done: the spectrum's
     next suspects, with the line each is pointed to at ("" when there are none)."""
     rest = suspects(spectrum, set(rounds), HINTED) if spectrum else []

@@ -59,6 +59,7 @@ class VerifiedRepair:
         self.focus: dict[tuple[str, str], tuple[int, ...]] = {}  # (path, symbol) -> lines the failing tests point to
         self.readers: dict[tuple[str, str], str] = {}  # (path, value) -> the definition that reads it
         self.mutated: set[tuple[str, str]] = set()  # definitions whose mechanical candidates were tried
+        self.unsampled: set[tuple[str, str]] = set()  # definitions to try by their mechanical candidates alone
         self.seconds_each: float | None = None  # what trying one candidate took, in the last round
 
     def propose_fixes(self, path: str, symbol: str, note: str = "") -> ToolResult:
@@ -81,17 +82,17 @@ class VerifiedRepair:
             source = ""  # not written yet: the candidates are new functions, added at the end of path
         else:
             return found
-        long = block is None and size > MAX_LINES  # too long to ask for whole: its mechanical candidates only
-        if long and (not self.mechanical or (path, symbol) in self.mutated):
+        alone = (long := block is None and size > MAX_LINES) or (path, symbol) in self.unsampled  # no samples
+        if alone and (not self.mechanical or (path, symbol) in self.mutated):
             tried = ", and its one-change candidates were tried already" if self.mechanical else ""
-            return ToolResult.fail("tool_error", f"{symbol} is {size} lines, too long to rewrite whole{tried}: read "
-                                   "the lines at fault, and edit them yourself.")
-        failure = "" if long else how_it_fails(self.sandbox, check)  # the samples' prompt shows it
+            what = f"{symbol} is {size} lines, too long to rewrite whole" if long else f"{symbol} was tried"
+            return ToolResult.fail("tool_error", f"{what}{tried}: read the lines at fault, and edit them yourself.")
+        failure = "" if alone else how_it_fails(self.sandbox, check)  # the samples' prompt shows it
         rows: list = []  # (id, code, outcome) of every candidate of this call
         votes: dict[str, int] = {}
         baseline: list[dict] = []  # what the probes give on the code as it is
-        for round_number in range(1 if long else ROUNDS_PER_CALL):
-            rounds = [] if long else [partial(self._sampled, path, symbol, whole, source, block, imports, check,
+        for round_number in range(1 if alone else ROUNDS_PER_CALL):
+            rounds = [] if alone else [partial(self._sampled, path, symbol, whole, source, block, imports, check,
                                               probes, note, failure)]
             if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
                 self.mutated.add((path, symbol))  # the mechanical ones once a definition, after the first samples
@@ -109,8 +110,8 @@ class VerifiedRepair:
             if _settled(ranked):
                 break
             note = _next_note(note, ranked, copies)
-        if long and not _settled(ranked):
-            return _unfixed_long(symbol, size, path, self.focus.get((path, symbol), ()), ranked)
+        if alone and not _settled(ranked):
+            return _unfixed_alone(symbol, size if long else 0, path, self.focus.get((path, symbol), ()), ranked)
         return self._decide(path, symbol, ranked, votes, len(rows), copies)
 
     def _sampled(self, path: str, symbol: str, whole: str, source: str, block: Block | None, imports: str,
@@ -291,17 +292,19 @@ def _next_note(note: str, ranked: list, copies: int) -> str:
     return "; ".join(parts) + "."
 
 
-def _unfixed_long(symbol: str, size: int, path: str, lines: tuple[int, ...], ranked: list) -> ToolResult:
-    """A definition too long to ask for whole, whose one-change candidates found no fix: where to look (lines: those
-    the failing tests point to), without its code (the model reads the lines it needs)."""
+def _unfixed_alone(symbol: str, size: int, path: str, lines: tuple[int, ...], ranked: list) -> ToolResult:
+    """A definition tried by its one-change candidates alone (size: its length when it is too long to ask for whole,
+    else 0: a later suspect), which found no fix: where to look (lines: those the failing tests point to), without
+    its code (the model reads the lines it needs)."""
     where = f" The failing tests point to line(s) {', '.join(map(str, lines[:5]))} of {path}." if lines else ""
     best = ranked[0][2] if ranked else None
     how = (f" The best broke {', '.join(best.breaks[:3])}." if best and best.passes else
            f" The best still fails: {best.message or ', '.join(best.failing[:3])}." if best else "")
     tried = (f"omni tried {len(ranked)} one-change edit(s) of it, those at the lines the tests point to first, "
              "and none passes the check without breaking tests" if ranked else "no one-change edit of it applies")
-    return ToolResult.fail("tests_failed", f"{symbol} is {size} lines, too long to rewrite whole; {tried}.{how}"
-                           f"{where} Read those lines, and edit the ones at fault.")
+    what = f"{symbol} is {size} lines, too long to rewrite whole" if size else f"{symbol} is a later suspect"
+    return ToolResult.fail("tests_failed", f"{what}; {tried}.{how}{where} Read those lines, and edit the ones at "
+                           "fault.")
 
 
 def _settled(ranked: list) -> bool:

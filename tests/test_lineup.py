@@ -1,0 +1,57 @@
+"""The order of omni's own repair rounds (omni/repair/lineup.py), without a sandbox: what each round took decides
+the next."""
+
+from omni.repair.lineup import MAX_SWEPT, Lineup
+from omni.repair.localize import Target
+
+
+def suspect(name: str, size: int = 5) -> Target:
+    return Target("pkg/mod.py", name, f"spectrum: {name}", size=size)
+
+
+def order(lineup: Lineup, rounds: int = 20) -> list[tuple[str, bool]]:
+    """The targets the lineup gives, one round each, until it has none."""
+    taken = []
+    for _ in range(rounds):
+        if (target := lineup.next()) is None:
+            break
+        lineup.took(target)
+        taken.append((target.symbol, target.swept))
+    return taken
+
+
+def test_three_rewritten_and_a_long_one_the_values_then_the_next_suspects_swept():
+    lineup = Lineup()
+    lineup.suspects = [suspect("a"), suspect("big", 300), suspect("b"), suspect("c"), suspect("d"),
+                       suspect("huge", 500), suspect("e"), suspect("f"), suspect("g"), suspect("h")]
+    lineup.values = [Target("pkg/mod.py", "TABLE", "a reads it", size=3, reader="a")]
+    # a long one is taken while a suspect's room is left (after it, it is swept like the rest: alike for it)
+    assert order(lineup) == [("a", False), ("big", False), ("b", False), ("c", False), ("TABLE", False),
+                             ("d", True), ("huge", True), ("e", True), ("f", True)]
+    assert len(lineup.swept) == MAX_SWEPT and lineup.next() is None
+
+
+def test_with_mechanical_candidates_off_nothing_is_swept():
+    lineup = Lineup(sweeps=0)
+    lineup.suspects = [suspect(name) for name in "abcdef"]
+    assert order(lineup) == [("a", False), ("b", False), ("c", False)]
+    assert not lineup.wants_suspects() and lineup.limit() == 5
+
+
+def test_a_near_miss_comes_first_and_a_definition_gets_two_rounds_at_most():
+    lineup = Lineup()
+    lineup.suspects = [suspect(name) for name in "abc"]
+    lineup.took(lineup.next())
+    lineup.near = ("pkg/mod.py", "a", "a rewrite broke test_x")
+    again = lineup.next()
+    assert (again.symbol, again.why) == ("a", "rewrites of it passed the check and broke tests that passed before")
+    lineup.took(again)
+    lineup.near = ("pkg/mod.py", "a", "it broke test_x again")  # a third round is not given
+    assert [s for s, _ in order(lineup)] == ["b", "c"]
+
+
+def test_the_suspects_are_wanted_while_there_is_room_for_one():
+    lineup = Lineup()
+    assert lineup.wants_suspects()
+    lineup.suspects = []
+    assert not lineup.wants_suspects()  # looked up already
