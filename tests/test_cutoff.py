@@ -55,3 +55,20 @@ def test_a_fenced_reply_and_escapes_are_read():
 def test_a_test_class_method_counts():
     code = "from shapes import area\n\n\nclass TestArea:\n    def test_square(self):\n        assert area(2) == 4\n"
     assert salvaged(cut_json(code + "\n    def test_", 10_000)) == code
+
+
+def test_only_the_first_four_assertions_of_a_function_and_cases_of_a_list_are_kept():
+    asserts = "".join(f"    assert area({n}) == {n * n}\n" for n in range(1, 9))
+    cases = "".join(f"    ({n}, {n * n}),\n" for n in range(1, 9))
+    code = ("import pytest\nfrom shapes import area\n\n\n@pytest.mark.parametrize('side, want', [\n" + cases +
+            "])\ndef test_square(side, want):\n    assert area(side) == want\n\n\ndef test_more():\n" + asserts)
+    got = salvaged(cut_json(code + "    assert area(", 10_000)[:-2])
+    assert "(4, 16)," in got and "(5, 25)," not in got
+    assert "assert area(4) == 16" in got and "assert area(5) == 25" not in got
+    assert "assert area(side) == want" in got  # the first of its own function
+
+
+def test_a_value_written_over_lines_inside_a_function_is_kept_whole():
+    code = ("from shapes import sides\n\n\ndef test_sides():\n    want = [\n" + "        1,\n" * 6 + "    ]\n"
+            "    assert sides('hexagon') == want\n")
+    assert salvaged(cut_json(code + "    assert sides(", 10_000)[:-2]) == code

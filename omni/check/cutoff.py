@@ -1,14 +1,16 @@
 """A reproduction test reply cut off at its cap, read for what it finished. A small model asked for a test file often
 writes a right one and then repeats its assertions until the cap: the reply's JSON string ends mid-line, so nothing
 parses, and a minute of the model's work on this CPU would be thrown away. Its complete lines are most of a file:
-they are kept up to the last point where they parse, a repeated assertion or case is kept once, and what is left is
-a test file when it still holds a test function that asserts something. Nothing is written that the model did not
-write; a reply with no such part is asked again, as before."""
+they are kept up to the last point where they parse, a repeated assertion or case once and only the first few, and
+what is left is a test file when it still holds a test function that asserts something. Nothing is written that
+the model did not write; a reply with no such part is asked again, as before."""
 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
+KEPT = 4  # assertions of a test function, or cases of a list, kept of a cut reply: the prompt asks for four at most
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f"}
 _FENCE = "```"
 
@@ -76,16 +78,27 @@ def _parses(code: str) -> bool:
 
 
 def _once(lines: list[str]) -> list[str]:
-    """The lines with an assertion or a case line (`("IV", 4),`) that repeats an earlier one left out."""
-    seen, kept = set(), []
+    """The lines with an assertion, or a case of a decorator's list (`("IV", 4),`), that repeats an earlier one
+    left out, and those past the first KEPT of a function or a decorator: a small model that runs on to the cap
+    drifts (counting twelve M's as eleven thousand), and the first few it wrote are the ones it meant. A value's
+    lines inside a function are left as they are: leaving one out would change the value."""
+    seen, kept, count, decorating = set(), [], Counter(), False
     for line in lines:
         text = line.strip()
-        case = text.startswith(("(", "[")) and text.endswith(",")
-        if (text.startswith("assert ") or case) and text in seen:
+        if text.startswith(("def ", "async def ", "@", "class ")):
+            count.clear()
+            decorating = text.startswith("@")
+        kind = "assert" if text.startswith("assert ") else "case" if decorating and _case(text) else ""
+        if kind and (text in seen or count[kind] >= KEPT):
             continue
+        count[kind] += 1
         seen.add(text)
         kept.append(line)
     return kept
+
+
+def _case(text: str) -> bool:
+    return text.startswith(("(", "[", "'", '"')) and text.endswith(",")
 
 
 def _asserts(tree: ast.Module) -> bool:
