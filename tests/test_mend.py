@@ -25,6 +25,11 @@ def test_what_no_shown_line_binds_stays_undefined_and_a_whole_file_stays_as_it_i
     assert mended("```python\ndef test_one():\n", IMPORTS) == "```python\ndef test_one():\n"  # a fence not closed
 
 
+def test_a_fence_never_closed_is_taken_off_when_the_rest_parses():
+    code = "from shapes.area import circle_area\n\n\ndef test_one():\n    assert circle_area(1) > 3\n"
+    assert mended("```python\n" + code, IMPORTS) == code
+
+
 def test_imports_go_after_a_future_import():
     code = "from __future__ import annotations\n\ndef test_one():\n    assert square_area(2) == 4\n"
     assert mended(code, IMPORTS).splitlines()[:2] == ["from __future__ import annotations",

@@ -1,8 +1,9 @@
 """A reproduction test file as a small model writes it, mended where the mending is mechanical and sure before it is
-written: the code fence left inside the JSON's file text, and a missing import of a name the project's own tests
-import (the import lines omni showed it) or of pytest. The lint guard would refuse such a file (an undefined name,
-a syntax error), and a try of two would be spent on what omni can write itself. Nothing is guessed: a name no
-shown import line binds stays undefined, and the guard's message goes back to the model as before."""
+written: the code fence left inside the JSON's file text (closed or not), and a missing import of a name the
+project's own tests import (the import lines omni showed it) or of pytest. The lint guard would refuse such a file
+(an undefined name, a syntax error), and a try of two would be spent on what omni can write itself. Nothing is
+guessed: a name no shown import line binds stays undefined, and the guard's message goes back to the model as
+before."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ _KNOWN = {"pytest": "import pytest"}
 def mended(code: str, imports: str) -> str:
     """The file with its fence taken off and the imports it lacks added at its top; the file as given when it does
     not parse once unfenced, or lacks nothing that an import line binds."""
-    text = (code_of(code) or code) if code.lstrip().startswith("```") else code  # an unclosed fence: as it came
+    text = (code_of(code) or _unfenced(code)) if code.lstrip().startswith("```") else code
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -32,6 +33,16 @@ def mended(code: str, imports: str) -> str:
     body = text.splitlines()
     at = max((i + 1 for i, line in enumerate(body) if line.startswith("from __future__")), default=0)
     return "\n".join(body[:at] + lines + body[at:])
+
+
+def _unfenced(code: str) -> str:
+    """A file whose opening fence line was never closed: without that line when the rest parses, else as it came."""
+    rest = code.lstrip().partition("\n")[2]
+    try:
+        ast.parse(rest)
+    except SyntaxError:
+        return code
+    return rest
 
 
 def _undefined(tree: ast.Module) -> set[str]:
