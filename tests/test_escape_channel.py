@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import FINE, clean_env, git, make_repo, own_sandbox, run_omni
+from conftest import FINE, IMAGE, clean_env, git, make_repo, own_sandbox, run_omni
 
 pytestmark = pytest.mark.docker
 
@@ -117,6 +117,23 @@ def test_host_git_never_reads_through_a_folder_swapped_for_a_link(tmp_path, dock
         objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=box.repo,
                                  capture_output=True).stdout
         assert b"s3cret-race-key" not in objects
+
+
+def test_a_pause_asked_again_of_a_held_container_holds_it_and_does_not_fail(docker_engine):
+    """The hold's pause is tried again when the kernel could not freeze in time; a retry that finds the container
+    paused already (the first answer failed, the freeze came after all) is a hold, not an error."""
+    from omni.box.bound import paused
+    box = docker_engine.containers.run(IMAGE, ["sleep", "600"], detach=True, network_disabled=True)
+    try:
+        paused(box)
+        paused(box, tries=1)  # the engine refuses a second pause: the container is held, so it returns
+        box.reload()
+        assert box.status == "paused"
+        box.unpause()
+        box.reload()
+        assert box.status == "running"
+    finally:
+        box.remove(force=True)
 
 
 # ---- 8. the growth budget counts everything --------------------------------------------------------------------

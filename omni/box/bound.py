@@ -10,13 +10,18 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import docker.errors
+
 from omni.box.gitmounts import git_mounts
 from omni.box.workspace import walk_tree
 from omni.resources import data_dir
+
+PAUSE_TRIES = 5  # a freeze that fails is tried again, this many times in all
 
 
 def chown_tree(root: Path, uid: int) -> None:
@@ -26,6 +31,23 @@ def chown_tree(root: Path, uid: int) -> None:
     for entry, _, _ in walk_tree(root):
         with contextlib.suppress(OSError):
             os.lchown(entry.path, uid, uid)
+
+
+def paused(container, tries: int = PAUSE_TRIES) -> None:
+    """Pause the container; a freeze the kernel could not finish in time (runc's "unable to freeze", seen while a
+    process in it renames folders in a tight loop on a loaded machine) is tried again after a short wait. The last
+    failure is raised: host code must not go on while the container runs."""
+    for attempt in range(1, tries + 1):
+        try:
+            container.pause()
+            return
+        except docker.errors.APIError:
+            container.reload()
+            if container.status == "paused":  # it was, or the failed answer came after all
+                return
+            if attempt == tries:
+                raise
+            time.sleep(0.1 * attempt)
 
 
 class MountNotSeen(Exception):
@@ -66,7 +88,7 @@ class BoundWorktree:
         """No process in the container runs while host code is inside this block (nested blocks hold once)."""
         with self._hold_lock:
             if self._held == 0 and not self.closed and self.container is not None:
-                self.container.pause()
+                paused(self.container)
             self._held += 1
         try:
             yield
