@@ -55,3 +55,21 @@ def test_the_suspects_are_wanted_while_there_is_room_for_one():
     assert lineup.wants_suspects()
     lineup.suspects = []
     assert not lineup.wants_suspects()  # looked up already
+
+
+def test_a_swept_definition_back_as_a_near_miss_gets_a_sampled_round():
+    """The strategy tells verified repair which definitions to try without samples: a swept one, until it comes
+    back as a near miss (the place is right), whose round is sampled. Only the strategy's bookkeeping runs here."""
+    from omni.repair.strategy import RepairStrategy
+    from omni.repair.verified import VerifiedRepair
+
+    repair = VerifiedRepair(None, None, None, None, None, lambda: None, samples=2, reading=None)
+    strategy = RepairStrategy(repair, None, None, None, events=type("Quiet", (), {"emit": lambda *a, **k: None})())
+    swept = Target("pkg/mod.py", "half", "spectrum: half", swept=True)
+    strategy._own_round(swept, "rung", swept.why, "omni_suspect_4")
+    assert repair.unsampled == {("pkg/mod.py", "half")}
+    strategy.lineup.near = ("pkg/mod.py", "half", "a rewrite broke test_x")
+    again = strategy.lineup.next()
+    assert again.symbol == "half" and not again.swept
+    strategy._own_round(again, "rung", again.why, "omni_suspect_5", note="a rewrite broke test_x")
+    assert repair.unsampled == set()

@@ -126,6 +126,8 @@ class RepairStrategy:
         self.lineup.took(target)
         if target.swept:
             self.repair.unsampled.add((target.path, target.symbol))
+        else:  # a swept definition back as a near miss: the place is right, so its round is sampled
+            self.repair.unsampled.discard((target.path, target.symbol))
         if target.reader:
             self.repair.readers[(target.path, target.symbol)] = target.reader
         if target.lines:
