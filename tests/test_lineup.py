@@ -73,3 +73,17 @@ def test_a_swept_definition_back_as_a_near_miss_gets_a_sampled_round():
     assert again.symbol == "half" and not again.swept
     strategy._own_round(again, "rung", again.why, "omni_suspect_5", note="a rewrite broke test_x")
     assert repair.unsampled == set()
+
+
+def test_a_later_suspects_one_change_that_passed_and_broke_tests_is_a_near_miss_and_a_long_ones_is_not():
+    from types import SimpleNamespace
+
+    from omni.repair.verified import _unfixed_alone
+
+    broke = SimpleNamespace(passes=True, breaks=["test_m.py::test_small"], message="assert 3 == 5", failing=[])
+    fails = SimpleNamespace(passes=False, breaks=[], message="assert 26 == 40", failing=["test_m.py::test_total"])
+    later = _unfixed_alone("half", 0, "m.py", (4,), [(1, "code", broke)])
+    assert "half is a later suspect" in later.error
+    assert later.details["near"].startswith("a rewrite that made the check pass broke test_m.py::test_small")
+    assert "near" not in _unfixed_alone("half", 0, "m.py", (4,), [(1, "code", fails)]).details
+    assert "near" not in _unfixed_alone("walk", 120, "m.py", (4,), [(1, "code", broke)]).details  # long: no samples

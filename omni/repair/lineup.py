@@ -6,7 +6,8 @@ candidate passed the check and broke tests is a near miss: the place is right, s
 Then each value the definitions tried read (a table, a pattern: values_of), up to MAX_VALUES: the suspects have the
 tests' evidence, a value only its reader's. Then the next MAX_SWEPT suspects by their mechanical candidates alone (no
 model call each: seconds on a small package): a ranking that put the fault fourth or fifth then costs seconds, not
-the run. At most ROUNDS rounds per definition; a definition a step was taken on, or a near miss, may have its second."""
+the run; one whose one-change candidate passed the check and broke tests is a near miss, and gets a sampled round.
+At most ROUNDS rounds per definition; a definition a step was taken on, or a near miss, may have its second."""
 
 from __future__ import annotations
 

@@ -295,7 +295,8 @@ def _next_note(note: str, ranked: list, copies: int) -> str:
 def _unfixed_alone(symbol: str, size: int, path: str, lines: tuple[int, ...], ranked: list) -> ToolResult:
     """A definition tried by its one-change candidates alone (size: its length when it is too long to ask for whole,
     else 0: a later suspect), which found no fix: where to look (lines: those the failing tests point to), without
-    its code (the model reads the lines it needs)."""
+    its code (the model reads the lines it needs). A later suspect whose best passed the check and broke tests is a
+    near miss, as a sampled round's is (`details.near`): a definition short enough gets a sampled round there."""
     where = f" The failing tests point to line(s) {', '.join(map(str, lines[:5]))} of {path}." if lines else ""
     best = ranked[0][2] if ranked else None
     how = (f" The best broke {', '.join(best.breaks[:3])}." if best and best.passes else
@@ -303,8 +304,9 @@ def _unfixed_alone(symbol: str, size: int, path: str, lines: tuple[int, ...], ra
     tried = (f"omni tried {len(ranked)} one-change edit(s) of it, those at the lines the tests point to first, "
              "and none passes the check without breaking tests" if ranked else "no one-change edit of it applies")
     what = f"{symbol} is {size} lines, too long to rewrite whole" if size else f"{symbol} is a later suspect"
+    near = {"near": _next_note("", ranked, 0)} if best and best.passes and not size else {}  # sampled next: right place
     return ToolResult.fail("tests_failed", f"{what}; {tried}.{how}{where} Read those lines, and edit the ones at "
-                           "fault.")
+                           "fault.", details=near)
 
 
 def _settled(ranked: list) -> bool:
