@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
+from omni.check.mend import parses
+
 KEPT = 4  # assertions of a test function, or cases of a list, kept of a cut reply: the prompt asks for four at most
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f"}
 _FENCE = "```"
@@ -21,10 +23,10 @@ def salvaged(reply: str) -> str:
     lines = text.split("\n")
     if not whole:
         lines = lines[:-1]  # the line the cap cut
-    while lines and not _parses("\n".join(lines)):
+    while lines and not parses("\n".join(lines)):
         lines.pop()
     once = _once(lines)
-    code = "\n".join(once if _parses("\n".join(once)) else lines).strip("\n")
+    code = "\n".join(once if parses("\n".join(once)) else lines).strip("\n")
     return code + "\n" if code and _asserts(ast.parse(code)) else ""
 
 
@@ -67,14 +69,6 @@ def _json_string(raw: str) -> tuple[str, bool]:
         else:
             break  # cut inside an escape, or not JSON
     return "".join(out), False
-
-
-def _parses(code: str) -> bool:
-    try:
-        ast.parse(code)
-    except SyntaxError:
-        return False
-    return True
 
 
 def _once(lines: list[str]) -> list[str]:

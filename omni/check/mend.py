@@ -38,11 +38,16 @@ def mended(code: str, imports: str) -> str:
 def _unfenced(code: str) -> str:
     """A file whose opening fence line was never closed: without that line when the rest parses, else as it came."""
     rest = code.lstrip().partition("\n")[2]
+    return rest if parses(rest) else code
+
+
+def parses(code: str) -> bool:
+    """Whether code is Python that parses."""
     try:
-        ast.parse(rest)
-    except SyntaxError:
-        return code
-    return rest
+        ast.parse(code)
+    except (SyntaxError, ValueError):  # ValueError: a null byte, on some Pythons
+        return False
+    return True
 
 
 def _undefined(tree: ast.Module) -> set[str]:
