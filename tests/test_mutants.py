@@ -133,3 +133,59 @@ def test_a_name_is_read_as_a_sibling_name_of_the_definition_and_only_as_one():
 @pytest.mark.parametrize("source", ["def f(:\n    pass\n", "def f():\n    return g(x)\n", ""])
 def test_code_with_nothing_to_change_or_that_does_not_parse_gives_none(source):
     assert mutants(source) == []
+
+
+
+def kind(before: str, after: str) -> str:
+    """"swap": the same lines in another order; "drop": lines left out, none changed; else "change"."""
+    old, new = before.splitlines(), after.splitlines()
+    if sorted(old) == sorted(new):
+        return "swap"
+    return "drop" if len(new) < len(old) and not changed_lines(before, after) else "change"
+
+
+def removed_lines(before: str, after: str) -> list[str]:
+    return [line for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+            if line.startswith("-") and not line.startswith("---")]
+
+
+ESCAPE = ('def escape(text, log=print):\n    """Escape text."""\n    text = text.replace("&", "&amp;")\n'
+          '    text = text.replace("<", "&lt;")  # after the ampersands\n    if not text:\n        return text\n'
+          '    log(text); log(text)\n    return text\n')
+
+
+def test_a_statement_with_its_lines_to_itself_is_left_out_lines_and_all():
+    """An assignment, a call made for its effect, a guard (`if` with no `else`): each left out whole. Not the
+    docstring, not statements that share a line, not a `return`, not the only statement of a block."""
+    dropped = [removed_lines(ESCAPE, v) for v in mutants(ESCAPE, limit=200) if kind(ESCAPE, v) == "drop"]
+    assert dropped == [['-    text = text.replace("&", "&amp;")'],
+                       ['-    text = text.replace("<", "&lt;")  # after the ampersands'],
+                       ["-    if not text:", "-        return text"]]  # `log(text); log(text)` share a line
+    only = "def f(xs):\n    for x in xs:\n        g(x)\n    return xs\n"  # the loop's body: one statement
+    assert not any("g(x)" not in v for v in mutants(only, limit=200))
+
+
+def test_two_neighbouring_one_line_statements_are_swapped():
+    """Not a compound statement, nor one that ends the flow, nor two alike, nor two that share no name."""
+    swapped = [v for v in mutants(ESCAPE, limit=200) if kind(ESCAPE, v) == "swap"]
+    first = '    text = text.replace("&", "&amp;")\n'
+    second = '    text = text.replace("<", "&lt;")  # after the ampersands\n'
+    assert swapped == [ESCAPE.replace(first + second, second + first)]
+    last = "def f(a):\n    a.append(1)\n    a.append(2)"  # the code's last line has no line end
+    assert "def f(a):\n    a.append(2)\n    a.append(1)" in mutants(last, limit=200)
+    alike = "def f(a):\n    a.pop()\n    a.pop()\n"
+    assert all(kind(alike, v) != "swap" for v in mutants(alike, limit=200))
+
+
+def test_statements_are_left_out_or_swapped_after_the_one_change_kinds_first_where_the_tests_point():
+    """Where the failing tests point, the statement kinds come after the one-change kinds there and before any
+    change elsewhere; elsewhere, after all the others."""
+    source = "def f(a, b):\n    a.append(1)\n    b.append(2)\n    c = a < b\n    return c\n"
+    kinds = [kind(source, v) for v in mutants(source, limit=200)]
+    first = kinds.index("drop")
+    assert first > 0 and set(kinds[:first]) == {"change"} and "change" not in kinds[first:] and "swap" in kinds
+    near = mutants(source, limit=200, near=frozenset({3}))  # `b.append(2)`
+    assert [changed_lines(source, v) for v in near[:2]] == [["+    b.append(3)"], ["+    b.append(1)"]]
+    assert removed_lines(source, near[2]) == ["-    b.append(2)"] and kind(source, near[2]) == "drop"
+    assert kind(source, near[3]) == "swap"  # with `c = a < b`, which reads b (not with `a.append(1)`: no name shared)
+    assert kind(source, near[4]) == "change" and kinds.count("swap") == 1  # then the one-change kinds elsewhere

@@ -104,23 +104,46 @@ def test_when_no_sampled_rewrite_passes_the_mechanical_candidates_are_tried_and_
     assert off.code == 0 and [c["asked"] for c in candidates(off)] == ["n"] * 4
 
 
+def mechanical_round(tmp_path: Path, fake, module: str, code: str, test: str, wrong: str, goal: str):
+    """A repository of one module and its test, a model that twice writes `wrong` for the module's one function,
+    and a run that asks for fixes of it: the repository, and the mechanical candidates the run tried."""
+    symbol = code.split("(")[0].removeprefix("def ")
+    repo = make_repo(tmp_path / "repo", {module: code, f"test_{module}": test})
+    fake.add(PLAN, {"tool": "propose_fixes", "args": {"path": module, "symbol": symbol}},
+             {"choices": [f"```python\n{wrong}\n```"] * 2}, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, mechanical=True)
+    assert run.code == 0, run.stdout + run.stderr
+    return repo, [c for c in candidates(run) if c["asked"] == "mechanical"]
+
+
 def test_mechanical_candidates_go_past_the_first_sixteen_when_trying_one_is_quick(tmp_path, fake, docker_engine):
     """The fix is a constant one off on the last of twenty lines of constants: the 17th one-change variant or later.
     The samples' round timed a try well under a second, so as many variants as fit in a minute are tried (up to 64),
     and it is among them."""
     body = "".join(f"    v{n} = {n + 2}\n" for n in range(20))
-    repo = make_repo(tmp_path / "repo", {
-        "table.py": f"def last(a):\n{body}    return a + 12\n",
-        "test_table.py": "from table import last\n\n\ndef test_last():\n    assert last(0) == 11\n"})
-    wrong = "```python\ndef last(a):\n    return a - 12\n```"
-    fake.add(PLAN, {"tool": "propose_fixes", "args": {"path": "table.py", "symbol": "last"}},
-             {"choices": [wrong, wrong]}, FINISH)
-    run = run_omni(repo, "--yes", "--samples", "2", "last(0) should be 11", fake=fake, mechanical=True)
-    assert run.code == 0, run.stdout + run.stderr
-    mechanical = [c for c in candidates(run) if c["asked"] == "mechanical"]
+    repo, mechanical = mechanical_round(tmp_path, fake, "table.py", f"def last(a):\n{body}    return a + 12\n",
+                                        "from table import last\n\n\ndef test_last():\n    assert last(0) == 11\n",
+                                        "def last(a):\n    return a - 12", "last(0) should be 11")
     assert len(mechanical) > 16 and [c["code"].splitlines()[-1] for c in mechanical if c["passes"]] == \
         ["    return a + 11"]
     assert "return a + 11" in (repo / "table.py").read_text()
+
+
+def test_two_statements_in_the_wrong_order_are_swapped_by_a_mechanical_candidate(tmp_path, fake, docker_engine):
+    """The fault is the order of two statements, which no one-token change mends and the samples miss: after the
+    one-change variants, the two neighbours swapped pass (leaving either out does not), and are applied."""
+    lines = ['def escape(text):', '    text = text.replace("<", "&lt;")', '    text = text.replace("&", "&amp;")',
+             "    return text", ""]
+    repo, mechanical = mechanical_round(
+        tmp_path, fake, "markup.py", "\n".join(lines),
+        'from markup import escape\n\n\ndef test_escape():\n    assert escape("<") == "&lt;"\n'
+        '    assert escape("&") == "&amp;"\n', 'def escape(text):\n    return text.replace("<", "&lt;")',
+        "escape('<') gives '&amp;lt;'")
+    passing = [c["code"] for c in mechanical if c["passes"]]
+    assert len(passing) == 1 and passing[0].index('"&amp;"') < passing[0].index('"&lt;"')
+    # each call's arguments swapped, the first statement left out, the two swapped, the second left out
+    assert [c["passes"] for c in mechanical] == [False, False, False, True, False]
+    assert (repo / "markup.py").read_text() == "\n".join([lines[0], lines[2], lines[1], *lines[3:]])
 
 
 def test_candidates_that_are_all_the_code_unchanged_are_said_to_be(calc_repo, fake, docker_engine):

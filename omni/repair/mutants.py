@@ -2,15 +2,16 @@
 (formatting and comments kept): a comparison's boundary (`<` and `<=`, `==` and `!=`, `in` and `not in`), `and` and
 `or`, a `not` dropped, `+` and `-`, an integer one more or one less, a name one more or one less where it counts or
 indexes (an index, a slice's bound, `range`'s end, the left of `%` and `//`), the two arguments of a call swapped,
-`True` and `False`, one operand of `and`/`or` left out (`x = x or y` for `x = y`); then a comparison turned the
-other way or negated (`<` as `>` or `>=`), a call of one of a pair of twins as the other (`min` and `max`,
-`startswith` and `endswith`, `lstrip` and `rstrip`, ...), `break` and `continue`, and a condition negated (`if x:` as
-`if not x:`), and last a name read as a sibling name the definition also uses (one word more, less or other:
-`Infinity` and `NegativeInfinity`, `start_index` and `end_index`), the operators mutation testing tools apply beside
-the first. They cost no model call; verified repair tries them beside the sampled rewrites, judged the same way, when
-a round of samples found none that passes (omni/repair/verified.py). A 1.5B model asked for a 40-line rewrite
-mostly writes the code back unchanged; a one-token fix is among these. Only so many are tried: the changes on the
-lines the failing tests point to (the spectrum's best lines, when known) come first."""
+`True` and `False`, one operand of `and`/`or` left out (`x = x or y` for `x = y`); then a comparison turned the other
+way or negated (`<` as `>` or `>=`), a call of one of a pair of twins as the other (`min` and `max`, `startswith` and
+`endswith`, `lstrip` and `rstrip`, ...), `break` and `continue`, and a condition negated (`if x:` as `if not x:`), and
+last a name read as a sibling name the definition also uses (one word more, less or other: `Infinity` and
+`NegativeInfinity`, `start_index` and `end_index`), the operators mutation testing tools apply beside the first; after
+all of those, a statement of its own lines left out and two neighbouring statements swapped (the delete and swap of
+statement-level repair, as in GenProg). They cost no model call; verified repair tries them beside the sampled rewrites,
+judged the same way, when a round of samples found none that passes (omni/repair/verified.py). A 1.5B model asked for a
+40-line rewrite mostly writes the code back unchanged; a one-token fix is among these. Only so many are tried: the
+changes on the lines the failing tests point to (the spectrum's best lines, when known) come first."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ Edit = tuple[int, int, int, int, str]  # first line, first column, last line, en
 
 def mutants(source: str, limit: int = MAX_MUTANTS, near: frozenset[int] = frozenset()) -> list[str]:
     """Up to `limit` one-change variants of the definition `source`, in the order of the kinds above, those that
-    change a line in `near` (lines of source, from 1) first; each parsing; none when source does not parse."""
+    touch a line in `near` (lines of source, from 1) first; each parsing; none when source does not parse."""
     indent = len(source) - len(source.lstrip(" "))
     code = textwrap.dedent(source)
     try:
@@ -63,7 +64,8 @@ def mutants(source: str, limit: int = MAX_MUTANTS, near: frozenset[int] = frozen
 
 def _edits(tree: ast.AST, lines: list[str], near: frozenset[int]) -> Iterator[Edit]:
     """Each kind's edits in the order of the code, the kinds taken in turn (a long function's constants do not
-    crowd out its one swapped call): first those that begin on a line in near, then the others."""
+    crowd out its one swapped call): first those that touch a line in near, then the others; in each, the
+    statement kinds' after the rest."""
     typed = {id(n) for a in _annotations(tree) for n in ast.walk(a)}  # types, not values: `Iterable[T]` is no index
     nodes = sorted((n for n in ast.walk(tree) if hasattr(n, "lineno") and id(n) not in typed),
                    key=lambda n: (n.lineno, n.col_offset))
@@ -73,13 +75,24 @@ def _edits(tree: ast.AST, lines: list[str], near: frozenset[int]) -> Iterator[Ed
     siblings = partial(_siblings, names=_names(nodes))
     kinds = [[edit for node in nodes for edit in kind(node, lines, docstrings)]
              for kind in (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands,
-                          _directions, _twins, _negations, siblings)]
+                          _directions, _twins, _negations, siblings, _dropped, _reordered)]
+    late = len(STATEMENT_KINDS)
     for on_near in (True, False):
-        picked = [[edit for edit in kind if (edit[0] in near) == on_near] for kind in kinds]
-        for turn in range(max(map(len, picked), default=0)):
-            for kind in picked:
-                if turn < len(kind):
-                    yield kind[turn]
+        picked = [[edit for edit in kind if _touches(edit, near) == on_near] for kind in kinds]
+        yield from _in_turn(picked[:-late])
+        yield from _in_turn(picked[-late:])
+
+
+def _touches(edit: Edit, near: frozenset[int]) -> bool:
+    return any(line in near for line in range(edit[0], edit[2] + 1))
+
+
+def _in_turn(kinds: list[list[Edit]]) -> Iterator[Edit]:
+    """The kinds' edits taken in turn: each kind's first, then each kind's second, and so on."""
+    for turn in range(max(map(len, kinds), default=0)):
+        for kind in kinds:
+            if turn < len(kind):
+                yield kind[turn]
 
 
 def _annotations(tree: ast.AST) -> Iterator[ast.AST]:
@@ -214,6 +227,61 @@ def _siblings(node: ast.AST, lines: list[str], docstrings: set[int], names: dict
         for other, its in names.items():
             if other != node.id and _one_word_apart(words, its):
                 yield _at(node, other)
+
+
+def _dropped(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    """Each statement of a block of two or more left out, lines and all: a call made for its effect, an
+    assignment, or an `if` with no `else` (a guard), when it has its lines to itself."""
+    for block in _blocks(node):
+        if len(block) < 2:
+            continue
+        for statement in block:
+            dropped = isinstance(statement, (ast.Assign, ast.AugAssign, ast.If)) or (
+                isinstance(statement, ast.Expr) and id(statement.value) not in docstrings)
+            if dropped and not getattr(statement, "orelse", None) and _alone(statement, lines):
+                last = statement.end_lineno
+                yield (statement.lineno, 0, last, len(lines[last - 1].encode()), "")
+
+
+def _reordered(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    """Two neighbouring one-line statements of a block swapped, when neither ends the block's flow (`return`, `raise`,
+    `break`, `continue`), is a `pass` or is a docstring, they differ, and they share a name (two that share none do the
+    same in either order, but for what their calls do out of sight)."""
+    for block in _blocks(node):
+        for first, second in zip(block, block[1:], strict=False):
+            movable = all(s.lineno == s.end_lineno and _alone(s, lines) and not isinstance(s, STOPS) and not (
+                isinstance(s, ast.Expr) and id(s.value) in docstrings) for s in (first, second))
+            if movable and second.lineno == first.lineno + 1:
+                a, b = lines[first.lineno - 1], lines[second.lineno - 1]
+                if a.strip() != b.strip() and _named(first) & _named(second):
+                    swapped = b + a if b.endswith("\n") else b + "\n" + a.rstrip("\n")  # the last has no line end?
+                    yield (first.lineno, 0, second.lineno, len(b.encode()), swapped)
+
+
+STOPS = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Pass)  # and `pass`, which does nothing either way
+STATEMENT_KINDS = (_dropped, _reordered)  # tried after the one-change kinds, where the tests point and elsewhere
+
+
+def _named(statement: ast.stmt) -> set[str]:
+    return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
+
+
+def _blocks(node: ast.AST) -> Iterator[list[ast.stmt]]:
+    """The statement lists a node holds: its body, its `else`, its `finally`, and its handlers' bodies."""
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(node, field, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            yield block
+    for handler in getattr(node, "handlers", None) or []:
+        yield handler.body
+
+
+def _alone(statement: ast.stmt, lines: list[str]) -> bool:
+    """Whether a statement has its lines to itself: nothing before it on its first line, and at most a comment
+    after it on its last."""
+    head = lines[statement.lineno - 1].encode()[:statement.col_offset].decode()
+    tail = lines[statement.end_lineno - 1].encode()[statement.end_col_offset:].decode().strip()
+    return not head.strip() and (not tail or tail.startswith("#"))
 
 
 def _names(nodes: list[ast.AST]) -> dict[str, list[str]]:
