@@ -73,14 +73,13 @@ def _edits(tree: ast.AST, lines: list[str], near: frozenset[int]) -> Iterator[Ed
                   if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and b.body
                   and isinstance(b.body[0], ast.Expr) and isinstance(b.body[0].value, ast.Constant)}
     siblings = partial(_siblings, names=_names(nodes))
-    kinds = [[edit for node in nodes for edit in kind(node, lines, docstrings)]
-             for kind in (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands,
-                          _directions, _twins, _negations, siblings, _dropped, _reordered)]
-    late = len(STATEMENT_KINDS)
+    one_change = (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands, _directions, _twins,
+                  _negations, siblings)
+    groups = [[[edit for node in nodes for edit in kind(node, lines, docstrings)] for kind in group]
+              for group in (one_change, STATEMENT_KINDS)]
     for on_near in (True, False):
-        picked = [[edit for edit in kind if _touches(edit, near) == on_near] for kind in kinds]
-        yield from _in_turn(picked[:-late])
-        yield from _in_turn(picked[-late:])
+        for kinds in groups:
+            yield from _in_turn([[edit for edit in kind if _touches(edit, near) == on_near] for kind in kinds])
 
 
 def _touches(edit: Edit, near: frozenset[int]) -> bool:
@@ -237,7 +236,7 @@ def _dropped(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[
             continue
         for statement in block:
             dropped = isinstance(statement, (ast.Assign, ast.AugAssign, ast.If)) or (
-                isinstance(statement, ast.Expr) and id(statement.value) not in docstrings)
+                isinstance(statement, ast.Expr) and not _docstring(statement, docstrings))
             if dropped and not getattr(statement, "orelse", None) and _alone(statement, lines):
                 last = statement.end_lineno
                 yield (statement.lineno, 0, last, len(lines[last - 1].encode()), "")
@@ -249,8 +248,8 @@ def _reordered(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterato
     same in either order, but for what their calls do out of sight)."""
     for block in _blocks(node):
         for first, second in zip(block, block[1:], strict=False):
-            movable = all(s.lineno == s.end_lineno and _alone(s, lines) and not isinstance(s, STOPS) and not (
-                isinstance(s, ast.Expr) and id(s.value) in docstrings) for s in (first, second))
+            movable = all(s.lineno == s.end_lineno and _alone(s, lines) and not isinstance(s, STOPS)
+                          and not _docstring(s, docstrings) for s in (first, second))
             if movable and second.lineno == first.lineno + 1:
                 a, b = lines[first.lineno - 1], lines[second.lineno - 1]
                 if a.strip() != b.strip() and _named(first) & _named(second):
@@ -260,6 +259,10 @@ def _reordered(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterato
 
 STOPS = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Pass)  # and `pass`, which does nothing either way
 STATEMENT_KINDS = (_dropped, _reordered)  # tried after the one-change kinds, where the tests point and elsewhere
+
+
+def _docstring(statement: ast.stmt, docstrings: set[int]) -> bool:
+    return isinstance(statement, ast.Expr) and id(statement.value) in docstrings
 
 
 def _named(statement: ast.stmt) -> set[str]:
