@@ -20,34 +20,64 @@ def order(lineup: Lineup, rounds: int = 20) -> list[tuple[str, bool]]:
     return taken
 
 
-def test_three_rewritten_and_a_long_one_the_values_then_the_next_suspects_swept():
+def test_the_suspects_are_swept_first_then_three_rewritten_whole_then_the_values():
     lineup = Lineup()
-    lineup.suspects = [suspect("a"), suspect("big", 300), suspect("b"), suspect("c"), suspect("d"),
-                       suspect("huge", 500), suspect("e"), suspect("f"), suspect("g"), suspect("h")]
+    lineup.took(suspect("a"))  # the opening's round, sampled
+    lineup.suspects = [suspect("big", 300), suspect("b"), suspect("c"), suspect("d"), suspect("huge", 500),
+                       suspect("e"), suspect("f"), suspect("g"), suspect("h")]
     lineup.values = [Target("pkg/mod.py", "TABLE", "a reads it", size=3, reader="a")]
-    # a long one is taken while a suspect's room is left (after it, it is swept like the rest: alike for it)
-    assert order(lineup) == [("a", False), ("big", False), ("b", False), ("c", False), ("TABLE", False),
-                             ("d", True), ("huge", True), ("e", True), ("f", True)]
+    # seven swept, the long ones among them; then the two best short ones rewritten whole (three with the opening's);
+    # the long ones are never asked for whole, and what was past the sweep is not rewritten either
+    assert order(lineup) == [("big", True), ("b", True), ("c", True), ("d", True), ("huge", True), ("e", True),
+                             ("f", True), ("b", False), ("c", False), ("TABLE", False)]
     assert len(lineup.swept) == MAX_SWEPT and lineup.next() is None
+    assert lineup.rounds[("pkg/mod.py", "b")] == 2 and ("pkg/mod.py", "g") not in lineup.rounds
+
+
+def test_with_block_rewrites_a_long_suspect_is_rewritten_whole_in_its_turn():
+    lineup = Lineup(blocks=True)
+    lineup.took(suspect("a"))
+    lineup.suspects = [suspect("big", 300), suspect("b"), suspect("c")]
+    assert order(lineup) == [("big", True), ("b", True), ("c", True), ("big", False), ("b", False)]
+
+
+def test_a_step_s_definition_gets_its_second_round_before_the_rest():
+    """A round that applied a step toward the check: what still fails may need a second change there; the suspects
+    are looked up again (the strategy asks), and it is not counted among them."""
+    lineup = Lineup()
+    lineup.took(suspect("a"))
+    lineup.stepped = ("pkg/mod.py", "a")
+    assert ("pkg/mod.py", "a") not in lineup.tried()
+    lineup.suspects = [suspect("a"), suspect("b")]
+    assert order(lineup) == [("b", True), ("a", False), ("b", False)]
 
 
 def test_with_mechanical_candidates_off_nothing_is_swept():
     lineup = Lineup(sweeps=0)
-    lineup.suspects = [suspect(name) for name in "abcdef"]
+    lineup.suspects = [suspect(name) for name in "abcdef"]  # nothing was tried: the first is the opening's
     assert order(lineup) == [("a", False), ("b", False), ("c", False)]
     assert not lineup.wants_suspects() and lineup.limit() == 5
 
 
+def test_with_no_round_yet_the_best_suspect_is_rewritten_whole_then_the_rest_swept():
+    """No definition the goal points to: the opening is the spectrum's best, sampled as it would be."""
+    lineup = Lineup()
+    lineup.suspects = [suspect(name) for name in "abc"]
+    assert order(lineup) == [("a", False), ("b", True), ("c", True), ("b", False), ("c", False)]
+
+
 def test_a_near_miss_comes_first_and_a_definition_gets_two_rounds_at_most():
     lineup = Lineup()
+    lineup.took(suspect("o"))
     lineup.suspects = [suspect(name) for name in "abc"]
     lineup.took(lineup.next())
     lineup.near = ("pkg/mod.py", "a", "a rewrite broke test_x")
     again = lineup.next()
     assert (again.symbol, again.why) == ("a", "rewrites of it passed the check and broke tests that passed before")
     lineup.took(again)
+    assert not again.swept  # swept first, back as a near miss: sampled
     lineup.near = ("pkg/mod.py", "a", "it broke test_x again")  # a third round is not given
-    assert [s for s, _ in order(lineup)] == ["b", "c"]
+    assert order(lineup) == [("b", True), ("c", True), ("b", False)]  # a, o and b: three rewritten whole
 
 
 def test_the_suspects_are_wanted_while_there_is_room_for_one():

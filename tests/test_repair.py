@@ -998,12 +998,12 @@ def test_the_spectrum_s_next_suspect_is_tried_before_the_table_a_function_reads(
     assert (repo / "clock.py").read_text() == code.replace('"m": 3600', '"m": 60')
 
 
-def test_past_the_suspects_rewritten_whole_the_next_gets_its_one_change_candidates_alone(tmp_path, fake,
-                                                                                        docker_engine):
+def test_the_suspects_are_swept_by_their_one_change_candidates_before_a_second_is_rewritten_whole(tmp_path, fake,
+                                                                                             docker_engine):
     """test_total runs four functions, and a passing test runs one of them, half, too: the spectrum ranks the other
-    three first, and the faulty half fourth. omni's own rounds rewrite those three (no sample has code, no one-change
-    edit of them passes); then half is tried by its one-change candidates alone, with no model request, and one of
-    them (the divisor one off) is applied."""
+    three first, and the faulty half fourth. The opening round rewrites the first (no sample has code, no one-change
+    edit of it passes); then the next suspects are tried by their one-change candidates alone, with no model request,
+    and one of half's (the divisor one off) is applied: no second definition was rewritten whole."""
     code = ("def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n\n\n"
             "def neg(a):\n    return -a\n\n\ndef half(a):\n    return a // 3\n")
     test = ("from calc import add, half, mul, neg\n\n\n"
@@ -1015,9 +1015,9 @@ def test_past_the_suspects_rewritten_whole_the_next_gets_its_one_change_candidat
                    mechanical=True, finish_on_check=True)
     assert run.code == 0, run.stdout + run.stderr
     rounds = [(e["kind"], e["symbol"], e["why"]) for e in run.events() if e["kind"] in ("opening", "rung")]
-    assert {r[1] for r in rounds[:3]} == {"add", "mul", "neg"} and rounds[3][:2] == ("rung", "half")
-    assert len(rounds) == 4
-    assert "tried by its one-change candidates alone" in rounds[3][2]
-    assert [r.get("n") for r in fake.requests] == [2] * 6  # the samples of the three rewritten; none for half
+    assert rounds[0][0] == "opening" and {r[1] for r in rounds[:3]} == {"add", "mul", "neg"}
+    assert rounds[3][:2] == ("rung", "half") and len(rounds) == 4
+    assert all("tried by its one-change candidates alone" in r[2] for r in rounds[1:])
+    assert [r.get("n") for r in fake.requests] == [2] * 2  # the opening's two rounds of samples; none after it
     assert {c["asked"] for c in candidates(run) if c["target"] == "calc.py:half"} == {"mechanical"}
     assert "return a // 2" in (repo / "calc.py").read_text()

@@ -22,11 +22,11 @@ class RepairStrategy:
 
     - own_action: omni's next action instead of the model's. First, the opening round on the definition the goal
       and the check point to (omni/repair/localize.py), when they point to exactly one, else on the spectrum's
-      best. When a round of its own finds no fix, a round on the next in line (omni/repair/lineup.py: the failing
-      tests' suspects, a near miss's definition again with how the tests broke, the values they read, the later
-      suspects' mechanical candidates): a wrong first target then costs a round, not the run. The last round names
-      the model the suspects left. Later, a round on the definition of an edit that made the check pass, once the
-      finish gate found tests it broke.
+      best. When a round of its own finds no fix, a round on the next in line (omni/repair/lineup.py: a near miss's
+      definition again with how the tests broke, the failing tests' suspects by their mechanical candidates alone,
+      then rewritten whole, then the values they read): a wrong first target then costs a round, not the run. The
+      last round names the model the suspects left. Later, a round on the definition of an edit that made the check
+      pass, once the finish gate found tests it broke.
     - after_action: after an edit, a round on the definition the model was working on, when its rewrite was
       refused or changed nothing, or when its edit landed and the run's check still fails.
     - propose: the propose_fixes tool.
@@ -39,7 +39,8 @@ class RepairStrategy:
                  events: Events, opening: bool = True, finish_on_check: bool = True):
         self.repair, self.toolbox, self.check_now, self.reading = repair, toolbox, check_now, reading
         self.events, self.finish_on_check = events, finish_on_check
-        self.lineup = Lineup(MAX_SWEPT if repair is not None and repair.mechanical else 0)
+        self.lineup = Lineup(MAX_SWEPT if repair is not None and repair.mechanical else 0,
+                             blocks=repair is not None and repair.blocks)
         self.rounds = self.lineup.rounds  # (path, symbol) -> rounds asked
         self.to_open = opening and repair is not None
         self.passed: tuple[tuple[str, str], int] | None = None  # an edit the check passed after: (target, tests)
