@@ -117,3 +117,14 @@ def test_a_later_suspects_one_change_that_passed_and_broke_tests_is_a_near_miss_
     assert later.details["near"].startswith("a rewrite that made the check pass broke test_m.py::test_small")
     assert "near" not in _unfixed_alone("half", 0, "m.py", (4,), [(1, "code", fails)]).details
     assert "near" not in _unfixed_alone("walk", 120, "m.py", (4,), [(1, "code", broke)]).details  # long: no samples
+
+
+def test_a_definition_a_round_outside_the_lineup_tried_is_not_rewritten_again_by_it():
+    """The strategy's rounds after the model's edits count in `rounds` without the lineup taking them: such a
+    definition is tried, as a swept one is not until its sampled round."""
+    lineup = Lineup()
+    lineup.took(suspect("o"))
+    lineup.rounds[("pkg/mod.py", "edited")] += 1
+    lineup.suspects = [suspect("edited"), suspect("b")]
+    assert ("pkg/mod.py", "edited") in lineup.tried()
+    assert order(lineup) == [("b", True), ("b", False)]

@@ -49,11 +49,11 @@ class Lineup:
         return {t for t in (self.stepped, self.near[:2] if self.near else None) if t and self.rounds[t] < ROUNDS}
 
     def tried(self) -> set[Place]:
-        """The definitions omni's rounds are done with: rewritten whole, or swept with no sampled round to come (too
-        long to ask for whole), less those it may try again."""
+        """The definitions omni's rounds have tried, less those swept whose sampled round is still to come (not too
+        long to ask for whole) and those it may try again."""
         unsampled = self.long if not self.blocks else set()
-        done = self.sampled | {p for p in self.swept if self.rounds[p] >= ROUNDS or p in unsampled}
-        return done - self.again()
+        waiting = {p for p in self.swept - self.sampled if self.rounds[p] < ROUNDS and p not in unsampled}
+        return set(self.rounds) - waiting - self.again()
 
     def wants_suspects(self) -> bool:
         """Whether the suspects are to be looked up: not yet known, and room left for a suspect."""
