@@ -69,7 +69,8 @@ class Lineup:
         again = self.again()
         if self.near and self.near[:2] in again:
             return Target(*self.near[:2], "rewrites of it passed the check and broke tests that passed before")
-        suspects = [t for t in self.suspects or [] if (t.path, t.symbol) not in self.tried()]
+        tried = self.tried()
+        suspects = [t for t in self.suspects or [] if (t.path, t.symbol) not in tried]
         fresh = [t for t in suspects if (t.path, t.symbol) not in self.rounds]
         if fresh and self.sampled and len(self.swept) < self.sweeps:  # the opening's round is sampled
             return replace(fresh[0], swept=True, why=fresh[0].why + "; tried by its one-change candidates alone, "
@@ -78,7 +79,7 @@ class Lineup:
                       ((t.path, t.symbol) not in self.sampled or (t.path, t.symbol) in again)]
         if rewritable and len(self.sampled - self.valued - again) < MAX_SUSPECTS:
             return rewritable[0]
-        values = [v for v in self.values if (v.path, v.symbol) not in self.tried()][:MAX_VALUES - len(self.valued)]
+        values = [v for v in self.values if (v.path, v.symbol) not in tried][:MAX_VALUES - len(self.valued)]
         return values[0] if values else None
 
     def took(self, target: Target) -> None:
