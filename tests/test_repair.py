@@ -620,6 +620,22 @@ def test_a_candidate_that_breaks_a_test_of_the_package_that_re_exports_it_breaks
         assert outcome["passes"] and outcome["breaks"] == ["tests/test_api.py::test_add_zero"]
 
 
+def test_a_failing_candidates_message_is_its_assertion_without_the_tests_code(tmp_path, docker_engine):
+    """try_fixes runs the check's tests with brief traces (formatting a full one per failing test costs half of a run
+    of hundreds): what a failing candidate is told is the assertion and its values, as before; the test's lines
+    around it are left out."""
+    files = {"calc.py": CALC["calc.py"], "test_calc.py": "from calc import add\n\n\ndef test_add():\n"
+             "    total = add(2, 2)\n    assert total == 4, 'two and two make four'\n"}
+    with own_sandbox(tmp_path, "brief", files) as box:
+        tried = box.run_tool("try_fixes", {"path": "calc.py", "symbol": "add", "tests": ["test_calc.py::test_add"],
+                                           "candidates": [WRONG_1[10:-4], RIGHT[10:-4]]}, 120)
+        assert tried.success, tried.error
+        wrong, right = tried.details["outcomes"]
+        assert wrong["failing"] == ["test_calc.py::test_add"] and right["passes"]
+        assert "two and two make four" in wrong["message"] and "assert 5 == 4" in wrong["message"]
+        assert "total = add(2, 2)" not in wrong["message"]
+
+
 def test_the_next_round_hears_how_the_test_a_passing_candidate_broke_fails(tmp_path, fake, docker_engine):
     """Round 1's one passing candidate breaks test_add_zero beside test_add: round 2 is told which test, and how
     it fails (its assertion), not only its name."""

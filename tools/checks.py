@@ -204,7 +204,10 @@ def _failure_text(failure: dict) -> str:
     return text.strip()[:FAILURE]
 
 
-def run_tests(ctx: Context, selection: list[str] | None = None, timeout: int = 600) -> dict:
+def run_tests(ctx: Context, selection: list[str] | None = None, timeout: int = 600, brief: bool = False) -> dict:
+    """brief: each failing test's trace is its assertion's lines alone (pytest's --tb=line; the message is whole).
+    For try_fixes' runs, where the trace is read by no one and formatting it costs half of a run of many failing
+    tests (bench/brief_traces.py). Not offered to the model: its runs show the code around the failure."""
     selection = selection or []
     if ctx.test_command:
         for item in selection:
@@ -229,13 +232,14 @@ def run_tests(ctx: Context, selection: list[str] | None = None, timeout: int = 6
             notes.append(f"{path} does not exist. {nearest_paths(ctx.root, path)}")
     if selection and not kept:
         notes.append("Ran the whole test suite instead.")
-    outcome = _pytest(ctx, kept, timeout)
+    traces = ["--tb=line"] if brief else []
+    outcome = _pytest(ctx, traces + kept, timeout)
     unfound = [line for line in outcome["output"].splitlines() if "not found:" in line]
     missing = [k for k in kept if "::" in k and any(line.endswith(k) for line in unfound)]
     if outcome.get("exit_code") == 4 and missing:
         files = list(dict.fromkeys(k.split("::")[0] for k in kept))
         notes.append(f"No test matches {', '.join(missing)}. Ran {', '.join(files)} instead.")
-        outcome = _pytest(ctx, files, timeout)
+        outcome = _pytest(ctx, traces + files, timeout)
     if notes:
         note = "\n".join(notes) + "\n\n"
         outcome["output"] = note + outcome["output"]

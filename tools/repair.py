@@ -66,7 +66,7 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
 
 def _failing(box: Context, files: list[str], timeout: int) -> tuple[list[str], str]:
     """The tests of files that fail, and run_tests' report."""
-    ran = checks.run_tests(box, files, timeout)
+    ran = checks.run_tests(box, files, timeout, brief=True)
     if ran["details"].get("summary") is None:
         return ["(the module's tests did not run)"], ran["output"]
     return list(ran["details"].get("failing", [])), ran["output"]
@@ -101,7 +101,7 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
         outcome["tidied"], outcome["lint"] = lintfix.tidy(box, path, symbol, original, linted)
         outcome["diff_lines"] = _changed_lines(original, read_text(target, path))
         if tests:
-            ran = checks.run_tests(box, tests, timeout)
+            ran = checks.run_tests(box, tests, timeout, brief=True)
             counts = ran["details"].get("summary")
             outcome["tests_ran"] = counts is not None
             outcome["failing"] = ran["details"].get("failing", []) if counts else ["(the tests did not run)"]

@@ -102,7 +102,9 @@ def main() -> int:
     out, root, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     sys.path[0] = root  # as `python -m pytest` in the root has it, and no module of omni's tools folder in the way
     spectrum = Spectrum(root)
-    code = pytest.main(["-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",
+    # no traces: only which tests fail counts here, and formatting a trace per failing test costs a quarter of
+    # the traced run of a suite with hundreds of them (bench/brief_traces.py); args may ask for them again
+    code = pytest.main(["-q", "-p", "no:cacheprovider", "--continue-on-collection-errors", "--tb=no",
                         "-W", "ignore::pytest.PytestDeprecationWarning", *args],
                        plugins=[spectrum])
     with open(out, "w", encoding="utf-8") as f:
