@@ -42,6 +42,12 @@ def make_repo(path: Path, files: dict[str, str], commit: bool = True) -> Path:
     return path
 
 
+def changed_line(before: str, after: str) -> int:
+    """The line of before that a one-line change changes, or drops (numbered from 1)."""
+    return next(n for n, (a, b) in enumerate(zip(before.splitlines(), [*after.splitlines(), ""], strict=False), 1)
+                if a != b)
+
+
 CALC = {
     "calc.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
     "test_calc.py": "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\n"

@@ -6,6 +6,7 @@ import ast
 import difflib
 
 import pytest
+from conftest import changed_line
 
 from omni.repair.mutants import mutants
 from omni.repair.verified import in_rewrite, without_docstring
@@ -99,6 +100,19 @@ def test_the_changes_on_the_lines_the_failing_tests_point_to_come_first():
                     "+    return x19 + b if a >= b else x0 - b", "+    x0 = a <= 2 and b"]  # then the others
     plain = [changed_lines(source, v)[0] for v in mutants(source, limit=4)]
     assert "+    return x19 + b if a <= b else x0 - b" not in plain and "+    x0 = a <= 2 and b" in plain
+
+
+def test_after_the_best_lines_come_the_other_lines_the_failing_tests_ran_by_their_score():
+    """The spectrum's best line first; then each tier of the other lines the failing tests ran, best first; the lines
+    no failing test ran (the else branch here) last, whatever the kind of their change."""
+    source = ("def f(a, b):\n    if a < b:\n        low = 0\n    else:\n        low = b - 1\n    high = a + 2\n"
+              "    return low < high\n")
+    tiers = (frozenset({7}), frozenset({6}), frozenset({2, 3}), frozenset({1, 4, 5}))
+    ordered = mutants(source, limit=64, near=tiers[0], then=tiers[1:3])
+    where = [next(n for n, lines in enumerate(tiers) if changed_line(source, v) in lines) for v in ordered]
+    assert where == sorted(where) and set(where) == {0, 1, 2, 3}
+    assert sorted(ordered) == sorted(mutants(source, limit=64))  # the same candidates, in another order
+    assert [changed_line(source, v) for v in mutants(source, limit=3, then=(frozenset({5}),))] == [5, 5, 5]
 
 
 def test_the_spectrums_file_lines_are_found_in_the_code_without_its_docstring():

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CALC, make_repo, own_sandbox, run_omni
+from conftest import CALC, changed_line, make_repo, own_sandbox, run_omni
 from fake_server import FakeOpenAI
 
 from omni.run.events import problems
@@ -1012,6 +1012,26 @@ def test_the_spectrum_s_next_suspect_is_tried_before_the_table_a_function_reads(
     (value,) = [e for e in run.events() if e["kind"] == "rung" and e["symbol"] == "UNITS"]
     assert value["reader"] == "seconds"
     assert (repo / "clock.py").read_text() == code.replace('"m": 3600', '"m": 60')
+
+
+def test_the_one_change_candidates_go_by_the_spectrums_lines_and_where_no_failing_test_went_comes_last(tmp_path, fake,
+                                                                                                   docker_engine):
+    """test_five alone runs line 6 (the best line, where no one-change edit fixes it); it also runs lines 2, 3, 5
+    and 7 with the passing tests (the fault: `> 5` for `>= 5`), and never line 4: its candidates, if any are tried,
+    come after every one on the lines test_five ran, and the boundary's is applied."""
+    code = ("def price(qty):\n    total = qty * 10\n    if qty > 5:\n        total = total - 5\n"
+            "    if qty % 5 == 0:\n        total = total + 0\n    return total\n")
+    test = ("from shop import price\n\n\ndef test_five():\n    assert price(5) == 45\n\n\n"
+            "def test_one():\n    assert price(1) == 10\n\n\ndef test_big():\n    assert price(8) == 75\n")
+    repo = make_repo(tmp_path / "repo", {"shop.py": code, "test_shop.py": test})
+    fake.add(PLAN, *[{"choices": ["no idea", "no idea"]}] * 4)
+    run = run_omni(repo, "--yes", "--samples", "2", "price five right", fake=fake, opening_repair=True,
+                   mechanical=True, finish_on_check=True)
+    assert run.code == 0, run.stdout + run.stderr
+    lines = [changed_line(code, c["code"]) for c in candidates(run) if c["asked"] == "mechanical"]
+    assert lines[0] == 6 and 3 in lines
+    assert max(n for n, line in enumerate(lines) if line in (2, 3, 5, 7)) < (lines + [4]).index(4)
+    assert "if qty >= 5:" in (repo / "shop.py").read_text()
 
 
 def test_the_suspects_are_swept_by_their_one_change_candidates_before_a_second_is_rewritten_whole(tmp_path, fake,

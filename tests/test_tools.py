@@ -660,6 +660,7 @@ def test_spectrum_ranks_the_line_only_failing_tests_run(tmp_path, docker_engine)
         suspects = ran.details["suspects"]
         assert (suspects[0]["path"], suspects[0]["symbol"], suspects[0]["score"], suspects[0]["lines"]) == \
             ("src/stats/core.py", "middle", 1.0, [6])  # the even branch: only the failing test runs it
+        assert suspects[0]["ran"] == [[2, 3, 4]]  # its other lines test_even ran (and test_odd); not the odd branch
         assert {s["symbol"] for s in suspects} == {"middle", "width", "width.top"}
         assert all(s["score"] < 1.0 for s in suspects[1:])  # width runs in the passing test_width too
         assert ran.details["failed"] == 1 and ran.details["passed"] == 2

@@ -327,7 +327,7 @@ class RepairDetails(Details):
 class spectrum(Spec):
     """The definitions failing tests run more than passing ones do: both run with a line tracer, Ochiai scores."""
 
-    kind, module = INTERNAL, "spectrum"  # details: suspects [{path, symbol, score, lines}], failed, passed
+    kind, module = INTERNAL, "spectrum"  # details: suspects [{path, symbol, score, lines, ran}], failed, passed
     failing: list[str] = Field(default_factory=list)  # none: the examples ({expression, expected}) are that side
     passing: list[str] | None = None  # test files or ids: the failing tests' own files by default
     examples: list[dict] = Field(default_factory=list)

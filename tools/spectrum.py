@@ -3,7 +3,8 @@ failing tests, the other tests of their files and the test files of the code the
 (spectrum_run.py, in the project's Python; what pytest's own report of a failed assert runs, a __repr__ and all
 it calls, is left out); each line of the project's own code gets the Ochiai score
 ef / sqrt(F * (ef + ep)), where ef and ep are the failing and passing tests that ran it and F all failing ones; a
-definition scores as its best line, and among equals the one more of whose lines passing tests run goes first.
+definition scores as its best line (its `lines`, the equally best), and among equals the one more of whose lines
+passing tests run goes first; its other lines the failing tests ran follow as `ran`, in tiers of equal score.
 It needs no word of the goal: the tests say where to look. Where no test fails and the goal's examples do, the
 examples are the failing side, run as a test file of their own."""
 
@@ -24,6 +25,7 @@ from workspace import ToolError, resolve
 TIMEOUT = 240  # tracing slows tests several times
 TOP = 8
 MAX_MORE = 8  # test files of the code the failing tests ran, traced as the passing side
+MAX_TIERS = 12  # of a suspect's other lines the failing tests ran, in tiers of equal score (its `ran`)
 
 
 def spectrum(ctx: Context, failing: list[str] | None = None, passing: list[str] | None = None,
@@ -132,6 +134,7 @@ def _definitions(ctx: Context, scores: dict[tuple[str, int], float], passed: Cou
     best first; among equals, the one more of whose lines the passing tests ran (`shared`): a line only failing
     tests reach in code the passing ones also run tells more than code no passing test runs at all."""
     best: dict[tuple[str, str], dict] = {}
+    tiers: dict[tuple[str, str], dict[float, list[int]]] = {}  # each definition's scored lines, by their score
     for path in sorted({p for p, _ in scores}):
         try:
             spans = _spans(ast.parse((ctx.root / path).read_bytes()))
@@ -142,6 +145,7 @@ def _definitions(ctx: Context, scores: dict[tuple[str, int], float], passed: Cou
                 continue
             entry = best.setdefault((path, symbol), {"path": path, "symbol": symbol, "score": -1.0, "lines": [],
                                                      "shared": 0})
+            tiers.setdefault((path, symbol), {}).setdefault(round(score, 3), []).append(line)
             if round(score, 3) > entry["score"]:
                 entry["score"], entry["lines"] = round(score, 3), [line]
             elif round(score, 3) == entry["score"]:
@@ -149,6 +153,8 @@ def _definitions(ctx: Context, scores: dict[tuple[str, int], float], passed: Cou
         for (where, line) in passed:
             if where == path and (path, symbol := _holder(spans, line)) in best:
                 best[(path, symbol)]["shared"] += 1
+    for place, entry in best.items():  # the other lines the failing tests ran, in tiers of equal score, best first
+        entry["ran"] = [lines for score, lines in sorted(tiers[place].items(), reverse=True)[1:]][:MAX_TIERS]
     return sorted(best.values(), key=lambda d: (-d["score"], -d["shared"], d["path"], d["symbol"]))
 
 

@@ -53,6 +53,7 @@ class Target:
     symbol: str  # qualified: Class.method
     why: str
     lines: tuple[int, ...] = ()  # the lines the failing tests point to (the spectrum's equally best), when known
+    ran: tuple[tuple[int, ...], ...] = ()  # its other lines the failing tests ran, in tiers of equal score, best first
     size: int = 0  # the definition's length in lines, when known
     reader: str = ""  # when the target is a value (a module's or a class's table, pattern, constant): who reads it
     swept: bool = False  # a suspect past those rewritten whole: tried by its mechanical candidates alone
@@ -152,7 +153,7 @@ def _suspect(spectrum: Spectrum, entry: dict) -> Target | None:
         return None
     return Target(found[0], found[1], f"the failing tests run it and the passing ones less: spectrum score "
                                       f"{entry['score']:.2f} at line {entry['lines'][0]}", tuple(entry["lines"]),
-                  found[2])
+                  tuple(map(tuple, entry.get("ran", []))), found[2])
 
 
 def values_of(sandbox: Sandbox, path: str, symbol: str) -> list[Target]:

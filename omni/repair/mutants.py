@@ -37,9 +37,12 @@ _TWINS = {a: b for pair in _PAIRS for a, b in (pair, pair[::-1])}
 Edit = tuple[int, int, int, int, str]  # first line, first column, last line, end column (1-based lines), new text
 
 
-def mutants(source: str, limit: int = MAX_MUTANTS, near: frozenset[int] = frozenset()) -> list[str]:
+def mutants(source: str, limit: int = MAX_MUTANTS, near: frozenset[int] = frozenset(),
+            then: tuple[frozenset[int], ...] = ()) -> list[str]:
     """Up to `limit` one-change variants of the definition `source`, in the order of the kinds above, those that
-    touch a line in `near` (lines of source, from 1) first; each parsing; none when source does not parse."""
+    touch a line in `near` (lines of source, from 1) first, then those on the lines of each of `then` in turn (the
+    other lines the failing tests ran, by the spectrum's score: a change where no failing test goes cannot make one
+    pass); each parsing; none when source does not parse."""
     indent = len(source) - len(source.lstrip(" "))
     code = textwrap.dedent(source)
     try:
@@ -48,7 +51,7 @@ def mutants(source: str, limit: int = MAX_MUTANTS, near: frozenset[int] = frozen
         return []
     lines = code.splitlines(keepends=True)
     found: list[str] = []
-    for edit in _edits(tree, lines, near):
+    for edit in _edits(tree, lines, (near, *then)):
         text = _apply(lines, edit)
         try:
             ast.parse(text)
@@ -62,10 +65,10 @@ def mutants(source: str, limit: int = MAX_MUTANTS, near: frozenset[int] = frozen
     return found
 
 
-def _edits(tree: ast.AST, lines: list[str], near: frozenset[int]) -> Iterator[Edit]:
+def _edits(tree: ast.AST, lines: list[str], tiers: tuple[frozenset[int], ...]) -> Iterator[Edit]:
     """Each kind's edits in the order of the code, the kinds taken in turn (a long function's constants do not
-    crowd out its one swapped call): first those that touch a line in near, then the others; in each, the
-    statement kinds' after the rest."""
+    crowd out its one swapped call): first those that touch a line of the first tier, then of the next, and so on,
+    then the others; in each, the statement kinds' after the rest."""
     typed = {id(n) for a in _annotations(tree) for n in ast.walk(a)}  # types, not values: `Iterable[T]` is no index
     nodes = sorted((n for n in ast.walk(tree) if hasattr(n, "lineno") and id(n) not in typed),
                    key=lambda n: (n.lineno, n.col_offset))
@@ -77,13 +80,15 @@ def _edits(tree: ast.AST, lines: list[str], near: frozenset[int]) -> Iterator[Ed
                   _negations, siblings)
     groups = [[[edit for node in nodes for edit in kind(node, lines, docstrings)] for kind in group]
               for group in (one_change, STATEMENT_KINDS)]
-    for on_near in (True, False):
+    for tier in range(len(tiers) + 1):
         for kinds in groups:
-            yield from _in_turn([[edit for edit in kind if _touches(edit, near) == on_near] for kind in kinds])
+            yield from _in_turn([[edit for edit in kind if _tier(edit, tiers) == tier] for kind in kinds])
 
 
-def _touches(edit: Edit, near: frozenset[int]) -> bool:
-    return any(line in near for line in range(edit[0], edit[2] + 1))
+def _tier(edit: Edit, tiers: tuple[frozenset[int], ...]) -> int:
+    """The first of the tiers with a line the edit touches; len(tiers) when none has."""
+    touched = range(edit[0], edit[2] + 1)
+    return next((n for n, lines in enumerate(tiers) if any(line in lines for line in touched)), len(tiers))
 
 
 def _in_turn(kinds: list[list[Edit]]) -> Iterator[Edit]:

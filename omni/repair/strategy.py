@@ -133,6 +133,7 @@ class RepairStrategy:
             self.repair.readers[(target.path, target.symbol)] = target.reader
         if target.lines:
             self.repair.focus[(target.path, target.symbol)] = target.lines
+            self.repair.ran[(target.path, target.symbol)] = target.ran
         self.events.emit(kind, path=target.path, symbol=target.symbol, why=why, reader=target.reader)
         return Action(name="propose_fixes", args={"path": target.path, "symbol": target.symbol}
                       | ({"note": note} if note else {}), call_id=call_id)

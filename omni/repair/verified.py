@@ -57,6 +57,7 @@ class VerifiedRepair:
         self.check, self.samples, self.reading = check, samples, reading
         self.mechanical, self.blocks = mechanical, blocks
         self.focus: dict[tuple[str, str], tuple[int, ...]] = {}  # (path, symbol) -> lines the failing tests point to
+        self.ran: dict[tuple[str, str], tuple[tuple[int, ...], ...]] = {}  # -> the other lines they ran, best first
         self.readers: dict[tuple[str, str], str] = {}  # (path, value) -> the definition that reads it
         self.mutated: set[tuple[str, str]] = set()  # definitions whose mechanical candidates were tried
         self.unsampled: set[tuple[str, str]] = set()  # definitions to try by their mechanical candidates alone
@@ -71,13 +72,15 @@ class VerifiedRepair:
             return ToolResult.fail("tool_error", "there is no check to try fixes against: no test fails and the "
                                    "goal gives no example. Fix the code with an edit, or write a failing test first.")
         found, imports, whole = self.sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60), "", ""
-        block, near, size = None, frozenset(), 0
+        block, near, then, size = None, frozenset(), (), 0
         if found.success:
             read = details("read_symbol", found)
             whole, size = read.sources[0], read.definitions[0].end - read.definitions[0].start + 1
             source = without_docstring(whole)
             block = self._block(path, symbol, read.definitions[0].start, whole)
             near = in_rewrite(self.focus.get((path, symbol), ()), read.definitions[0].start, whole)
+            then = tuple(in_rewrite(lines, read.definitions[0].start, whole)
+                         for lines in self.ran.get((path, symbol), ()))
         elif (imports := self._new(path, symbol, check)) is not None:
             source = ""  # not written yet: the candidates are new functions, added at the end of path
         else:
@@ -96,7 +99,8 @@ class VerifiedRepair:
                                               probes, note, failure)]
             if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
                 self.mutated.add((path, symbol))  # the mechanical ones once a definition, after the first samples
-                rounds.append(lambda: (mechanical(whole, source, block, near, self._affordable()), "mechanical"))
+                rounds.append(lambda: (mechanical(whole, source, block, (near, *then), _affordable(self.seconds_each)),
+                                       "mechanical"))
             for make in rounds:
                 codes, how = make()  # the mechanical ones made once the samples' round has timed a candidate
                 tried = self._round(path, symbol, whole, codes, check, probes, how, rows, votes)
@@ -128,13 +132,6 @@ class VerifiedRepair:
             self.meter.count(reply.usage, "candidates")
         codes = [code_of(r.text) for r in replies]
         return [spliced(whole, block, c) if c else c for c in codes] if block else codes, how
-
-    def _affordable(self) -> int:
-        """How many mechanical candidates fit in MECHANICAL_S, at what trying one candidate took in the last round;
-        UNTIMED before any round was timed."""
-        if self.seconds_each is None:
-            return UNTIMED
-        return max(MIN_MUTANTS, min(MAX_MUTANTS, int(MECHANICAL_S / max(self.seconds_each, 0.1))))
 
     def _block(self, path: str, symbol: str, start: int, whole: str) -> Block | None:
         """With block rewrites on (--block-rewrites), the block around the lines the failing tests point to in this
@@ -251,12 +248,22 @@ class VerifiedRepair:
                                details={"step": {"path": path, "symbol": symbol, "still_failing": outcome.failing}})
 
 
-def mechanical(whole: str, source: str, block: Block | None, near: frozenset[int], limit: int) -> list[str]:
+def mechanical(whole: str, source: str, block: Block | None, tiers: tuple[frozenset[int], ...],
+               limit: int) -> list[str]:
     """Up to limit mechanical candidates of the definition whole (source: without its docstring), of its block when
-    there is one, those on the lines near first."""
+    there is one; those on the lines of the first of tiers first (the lines the failing tests point to), then of
+    the next (the other lines they ran, by score)."""
     if block:
         return [spliced(whole, block, m) for m in mutants(inside(whole, block), limit)]
-    return mutants(source, limit, near)
+    return mutants(source, limit, tiers[0], tiers[1:]) if tiers else mutants(source, limit)
+
+
+def _affordable(seconds_each: float | None) -> int:
+    """How many mechanical candidates fit in MECHANICAL_S, at seconds_each (what trying one candidate took in the
+    last round); UNTIMED before any round was timed."""
+    if seconds_each is None:
+        return UNTIMED
+    return max(MIN_MUTANTS, min(MAX_MUTANTS, int(MECHANICAL_S / max(seconds_each, 0.1))))
 
 
 def _reader(sandbox: Sandbox, path: str, symbol: str, reader: str | None) -> dict:
