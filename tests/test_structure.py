@@ -4,6 +4,8 @@ once, and the installed package carries no test double."""
 from __future__ import annotations
 
 import ast
+import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -202,3 +204,29 @@ def test_the_installed_package_ships_no_test_double(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.endswith("omni/loop/agent.py") for n in names)
     assert not [n for n in names if "fake" in n or n.startswith("tests/")]
+
+
+def test_no_rule_names_or_quotes_a_benchmark_task():
+    """Where omni reads goals and code (omni/goal, check, repair, loop, delegate; tools; prompts), nothing names a
+    definition a benchmark task's bug patch changes (the function of its hunk headers, when it is no plain word: an
+    underscore or a capital inside, no dunder) or quotes six words in a row of a task's goal: a rule that fires for
+    one task's wording or names is tuning, not skill. (The model client's and the sandbox's own names may match a
+    task's by chance: they read no goal.)"""
+    folders = ("omni/goal", "omni/check", "omni/repair", "omni/loop", "omni/delegate", "tools", "prompts")
+    texts = {path: path.read_text(errors="replace") for folder in folders
+             for path in (ROOT / folder).rglob("*") if path.is_file() and path.suffix in (".py", ".md")}
+    found = []
+    for task in sorted((ROOT / "bench" / "tasks").iterdir()):
+        goal = json.loads((task / "task.json").read_text())["goal"].split()
+        quotes = {" ".join(goal[n:n + 6]) for n in range(len(goal) - 5)}
+        headers = [line.split("@@")[-1] for line in (task / "bug.patch").read_text().splitlines()
+                   if line.startswith("@@")]
+        names = {word.split("(")[0] for header in headers for kind, word in zip(header.split(), header.split()[1:],
+                                                                                strict=False)
+                 if kind in ("def", "class")}
+        names = {n for n in names if not n.startswith("__") and ("_" in n or any(c.isupper() for c in n[1:]))}
+        for path, text in texts.items():
+            found += [f"{path.relative_to(ROOT)} quotes {task.name}'s goal" for quote in quotes if quote in text]
+            found += [f"{path.relative_to(ROOT)} names {name} ({task.name})" for name in names
+                      if re.search(rf"\b{re.escape(name)}\b", text)]
+    assert found == []

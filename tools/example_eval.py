@@ -7,7 +7,7 @@ An example without "expected" is a probe: only what it gives is wanted ("holds" 
 With argv[2] == "--trace", each also has "called": the repository's functions (outside the tests) that its
 expression ran, in the order first called, as [path, qualified name, first line].
 A name an example uses is looked up as a module of that name, or as a top-level definition in the repository
-(outside the tests), whichever fits how it is used: `parse.parse(...)` wants the module, `normalize_file(...)`
+(outside the tests), whichever fits how it is used: `parse.parse(...)` wants the module, `word_count(...)`
 the function. Only the standard library is used: this runs in whatever Python the project has.
 """
 

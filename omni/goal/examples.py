@@ -98,7 +98,7 @@ def _value_after(goal: str, start: int) -> str | None:
 
 
 def bare_calls(expression: str) -> set[str]:
-    """The names an example's expression calls directly (`count_reps(...)`, not `pkg.parse(...)`)."""
+    """The names an example's expression calls directly (`word_count(...)`, not `pkg.parse(...)`)."""
     try:
         tree = ast.parse(expression, mode="eval")
     except SyntaxError:

@@ -31,8 +31,8 @@ _GENERIC = (0, 1, -1, "")  # too common in code to mean the example's answer
 def special_cases(before: str, after: str, examples: list[str]) -> list[str]:
     """The comparisons that the definition `after` makes and `before` does not, with `==` or `!=`, of
     something with a value the examples (Python expressions) are written with: a constant of theirs, or a
-    number inside one of their strings ('[::2]' is written with 2). Not the items of a list or other
-    container: those are the example's data (`len(parts) == 3` is no special case of [0, 1, 2, 3, 4]).
+    number inside one of their strings ('page 3 of 9' is written with 3 and 9). Not the items of a list or other
+    container: those are the example's data (`len(parts) == 3` is no special case of [4, 8, 3, 9]).
     As source text; empty when either does not parse."""
     old, new = first_statement(before), first_statement(after)
     if old is None or new is None:

@@ -227,7 +227,7 @@ def definition(sandbox: Sandbox, name: str, near: list[str],
 
 def _called(sandbox: Sandbox, tests: list[str], expressions: list[str]) -> list[str]:
     """The names the tests' bodies and the expressions call that the project defines once. A bare call
-    (`match_file(...)`) is to a module's function, so only those count for it; a call through a name
+    (`word_count(...)`) is to a module's function, so only those count for it; a call through a name
     (`pkg.parse(...)`) may be to a method too, so a function and a method of its name are two."""
     sources = list(expressions)
     for test in tests:

@@ -5,8 +5,8 @@ indexes (an index, a slice's bound, `range`'s end, the left of `%` and `//`), th
 `True` and `False`, one operand of `and`/`or` left out (`x = x or y` for `x = y`); then a comparison turned the other
 way or negated (`<` as `>` or `>=`), a call of one of a pair of twins as the other (`min` and `max`, `startswith` and
 `endswith`, `lstrip` and `rstrip`, ...), `break` and `continue`, and a condition negated (`if x:` as `if not x:`), and
-last a name read as a sibling name the definition also uses (one word more, less or other: `Infinity` and
-`NegativeInfinity`, `start_index` and `end_index`), the operators mutation testing tools apply beside the first; after
+last a name read as a sibling name the definition also uses (one word more, less or other: `LowerBound` and
+`UpperBound`, `start_index` and `end_index`), the operators mutation testing tools apply beside the first; after
 all of those, a statement of its own lines left out and two neighbouring statements swapped (the delete and swap of
 statement-level repair, as in GenProg). They cost no model call; verified repair tries them beside the sampled rewrites,
 judged the same way, when a round of samples found none that passes (omni/repair/verified.py). A 1.5B model asked for a
@@ -224,7 +224,7 @@ def _negations(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterato
 
 def _siblings(node: ast.AST, lines: list[str], docstrings: set[int], names: dict[str, list[str]]) -> Iterator[Edit]:
     """A name read as each sibling of it among the definition's names (names: each with its words): one word
-    more, one less or one other, at least one word shared (`Infinity` as `NegativeInfinity`, `max_width` as
+    more, one less or one other, at least one word shared (`LowerBound` as `UpperBound`, `max_width` as
     `min_width`, `pre` as `_pre`); a mix-up of two names a bug is often made of that no operator above writes."""
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
         words = names[node.id]
@@ -301,7 +301,7 @@ def _names(nodes: list[ast.AST]) -> dict[str, list[str]]:
 
 def _words(name: str) -> list[str]:
     """A name's words, in lower case: split at underscores and where a capital follows a small letter or a digit
-    (`NegativeInfinity`: negative, infinity; `max_width`: max, width)."""
+    (`UpperBound`: upper, bound; `max_width`: max, width)."""
     words, word = [], ""
     for before, letter in zip(" " + name, name, strict=False):
         if letter == "_" or (letter.isupper() and (before.islower() or before.isdigit())):
