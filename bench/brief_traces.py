@@ -5,8 +5,9 @@ tests and the same failing ids each way; only the formatting of the traces diffe
 failing ids and their exceptions agree. Target: ratio <= 0.7 on a suite whose failing tests are most of the run.
 
 By default a generated project: one module, one test file of --tests parametrized tests that fail through a few of
-the module's frames (a dict compared, an exception raised three calls down). With --repo and --ids, a real
-project's checkout and a file of its failing test ids (one per line), run with this Python.
+the module's frames (a dict compared in a helper, an exception raised three calls down), in a file of 900 lines
+(pytest reads the file of each frame it shows). With --repo and --ids, a real project's checkout and a file of its
+failing test ids (one per line), run with this Python.
 
 Run: python bench/brief_traces.py [--tests 300] [--repeat 5] [--repo PATH --ids FILE]
 """
@@ -14,7 +15,6 @@ Run: python bench/brief_traces.py [--tests 300] [--repeat 5] [--repo PATH --ids 
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -47,16 +47,22 @@ TESTS = '''import pytest
 from shapes import area
 
 
+def expect(size):
+    assert area({{"kind": "square", "size": size}}) == {{"kind": "square", "area": size * size, "unit": "cm"}}
+
+
 @pytest.mark.parametrize("size", range({count}))
 def test_area(size):
-    assert area({{"kind": "square", "size": size}}) == {{"kind": "square", "area": size * size, "unit": "cm"}}
+    expect(size)
 '''
+HELPER = "\n\ndef helper_{n}(value):\n    total = value + {n}\n    return total * 2\n"  # a test file of real length
 
 
 def generated(where: Path, count: int) -> tuple[Path, list[str]]:
     (where / "shapes.py").write_text(MODULE)
     (where / "tests").mkdir()
-    (where / "tests" / "test_shapes.py").write_text(TESTS.format(count=count))
+    (where / "tests" / "test_shapes.py").write_text(TESTS.format(count=count) + "".join(HELPER.format(n=n)
+                                                                                     for n in range(150)))
     return where, ["tests/test_shapes.py"]
 
 
@@ -64,7 +70,7 @@ def spectrum(root: Path, selection: list[str], *extra: str) -> None:
     out = Path(tempfile.mkstemp(suffix=".json")[1])
     try:
         subprocess.run([sys.executable, str(ROOT / "tools" / "spectrum_run.py"), str(out), str(root), *selection,
-                        *extra], cwd=root, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"),
+                        *extra], cwd=root, env=Context(root=root).env(),
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     finally:
         out.unlink()
