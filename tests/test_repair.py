@@ -1016,13 +1016,14 @@ def test_the_spectrum_s_next_suspect_is_tried_before_the_table_a_function_reads(
 
 def test_the_one_change_candidates_go_by_the_spectrums_lines_and_where_no_failing_test_went_comes_last(tmp_path, fake,
                                                                                                    docker_engine):
-    """test_five alone runs line 6 (the best line, where no one-change edit fixes it); it also runs lines 2, 3, 5
-    and 7 with the passing tests (the fault: `> 5` for `>= 5`), and never line 4: its candidates, if any are tried,
-    come after every one on the lines test_five ran, and the boundary's is applied."""
+    """The check calls two functions, so the spectrum picks the opening's (rule 7). test_five alone runs price's
+    line 6 (the best line, where no one-change edit fixes it); it also runs lines 2, 3, 5 and 7 with the passing tests
+    (the fault: `> 5` for `>= 5`), and never line 4: its candidates, if any are tried, come after every one on the
+    lines test_five ran, and the boundary's is applied."""
     code = ("def price(qty):\n    total = qty * 10\n    if qty > 5:\n        total = total - 5\n"
-            "    if qty % 5 == 0:\n        total = total + 0\n    return total\n")
-    test = ("from shop import price\n\n\ndef test_five():\n    assert price(5) == 45\n\n\n"
-            "def test_one():\n    assert price(1) == 10\n\n\ndef test_big():\n    assert price(8) == 75\n")
+            "    if qty % 5 == 0:\n        total = total + 0\n    return total\n\n\ndef fee():\n    return 0\n")
+    test = ("from shop import fee, price\n\n\ndef test_five():\n    assert price(5) + fee() == 45\n\n\n"
+            "def test_one():\n    assert price(1) + fee() == 10\n\n\ndef test_big():\n    assert price(8) == 75\n")
     repo = make_repo(tmp_path / "repo", {"shop.py": code, "test_shop.py": test})
     fake.add(PLAN, *[{"choices": ["no idea", "no idea"]}] * 4)
     run = run_omni(repo, "--yes", "--samples", "2", "price five right", fake=fake, opening_repair=True,
