@@ -57,6 +57,9 @@ class Settings(BaseModel):
     block_rewrites: bool = Field(False, json_schema_extra=_flag(
         "model", "when the failing tests point to a line, verified repair's candidates rewrite only the few lines "
         "around it (and may then repair definitions too long to rewrite whole)"))
+    block_from: int = Field(1, ge=1, json_schema_extra=_flag(
+        "model", "with --block-rewrites, rewrite blocks only in definitions at least this many lines long (without "
+        "their docstring); shorter ones are rewritten whole"))
     opening_repair: bool = Field(True, json_schema_extra=_flag(
         "model", "let the model take the first step even when the goal and the check point to one definition "
         "(by default omni first tries --samples rewrites of it)", off="--no-opening-repair"))

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import CALC, changed_line, make_repo, own_sandbox, run_omni
+from conftest import CALC, changed_line, git, make_repo, own_sandbox, run_omni
 from fake_server import FakeOpenAI
 
 from omni.run.events import problems
@@ -795,8 +796,8 @@ def test_on_a_llama_cpp_server_a_one_token_request_parks_the_conversation_before
     assert "return a + b" in (run.run_dir / "diff.patch").read_text()
 
 
-def _long_tally(path, passing: bool = True, returned: str = "total") -> Path:
-    filler = "".join(f"    step_{i} = seen + {i}\n" for i in range(80))  # a definition too long to rewrite whole
+def _long_tally(path, passing: bool = True, returned: str = "total", steps: int = 80) -> Path:
+    filler = "".join(f"    step_{i} = seen + {i}\n" for i in range(steps))  # 80: too long to rewrite whole
     return make_repo(path, {
         "tally.py": ("def tally(items):\n    seen = 0\n    for _ in items:\n        seen += 1\n" + filler +
                      "    if seen > 2:\n        total = seen - 1\n    else:\n        total = seen\n"
@@ -823,6 +824,36 @@ def test_block_rewrites_repair_a_definition_too_long_to_rewrite_whole(tmp_path, 
     code = (repo / "tally.py").read_text()
     assert "        total = seen\n    else:" in code and "seen - 1" not in code and "step_79 = seen + 79" in code
     assert len(fake.requests) == 1  # one round: the model took no step, and nothing read a plan
+
+
+@pytest.mark.parametrize("block_from", [19, 20], ids=["as-long-block", "longer-whole"])
+def test_with_block_from_a_definition_shorter_than_it_is_rewritten_whole(tmp_path, fake, docker_engine, block_from):
+    """--block-from N: block rewrites only in a definition of at least N lines (without its docstring); tally is 19,
+    so at 19 the candidates are asked for the block, and at 20 for the whole definition, as without block rewrites.
+    The tests call two functions, so the spectrum names the target (a block needs the lines it points to)."""
+    repo = _long_tally(tmp_path / "repo", steps=10)
+    (repo / "tally.py").write_text((repo / "tally.py").read_text() + "\n\ndef size(items):\n    return len(items)\n")
+    (repo / "test_tally.py").write_text("from tally import size, tally\n\n\ndef test_many():\n"
+                                        "    assert size([1]) == 1\n    assert tally([1, 2, 3]) == 3\n\n\n"
+                                        "def test_few():\n    assert size([1]) == 1\n    assert tally([1]) == 1\n")
+    git(repo, "commit", "-qam", "two functions")
+    fixed = "if seen > 2:\n    total = seen\nelse:\n    total = seen\n"
+    whole = ("def tally(items):\n    seen = 0\n    for _ in items:\n        seen += 1\n"
+             + "".join(f"    step_{i} = seen + {i}\n" for i in range(10)) + textwrap.indent(fixed, "    ")
+             + "    return total\n")
+    reply = f"```python\n{fixed if block_from == 19 else whole}```"
+    fake.add(PLAN, {"choices": [reply, reply]})
+    run = run_omni(repo, "--yes", "--samples", "2", "--block-rewrites", "--block-from", str(block_from),
+                   "the tally of three or more items comes out one short", fake=fake, finish_on_check=True,
+                   opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    assert opening["symbol"] == "tally" and "spectrum score 1.00" in opening["why"]
+    asked = next(r for r in fake.requests if r.get("n"))["messages"][-1]["content"]
+    assert ("# >>> rewrite from here" in asked) == (block_from == 19)
+    assert ("Write a corrected version of `tally`" in asked) == (block_from == 20)
+    code = (repo / "tally.py").read_text()
+    assert "        total = seen\n    else:" in code and "seen - 1" not in code and "step_9 = seen + 9" in code
 
 
 def test_a_definition_too_long_to_rewrite_whole_gets_its_one_change_candidates_alone(tmp_path, fake, docker_engine):

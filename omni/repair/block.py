@@ -2,8 +2,8 @@
 rewrite only the few lines around them, shown marked inside the whole definition, and each reply is put back in
 their place. Asked for a 90-line function, a 1.5B model rewrites 90 lines and mostly changes nothing (or is too
 long to ask at all: omni/repair/localize.py's MAX_LINES); asked for a block of a few lines, it writes a few.
-On with --block-rewrites (settings.block_rewrites) until runs on both halves of the benchmark show it helps
-(bench/README.md)."""
+On with --block-rewrites (settings.block_rewrites), in definitions of at least --block-from lines, until runs on
+both halves of the benchmark show it helps (bench/README.md)."""
 
 from __future__ import annotations
 

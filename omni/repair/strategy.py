@@ -40,7 +40,7 @@ class RepairStrategy:
         self.repair, self.toolbox, self.check_now, self.reading = repair, toolbox, check_now, reading
         self.events, self.finish_on_check = events, finish_on_check
         self.lineup = Lineup(MAX_SWEPT if repair is not None and repair.mechanical else 0,
-                             blocks=repair is not None and repair.blocks)
+                             blocks=repair is not None and repair.blocks is not None)
         self.rounds = self.lineup.rounds  # (path, symbol) -> rounds asked
         self.to_open = opening and repair is not None
         self.passed: tuple[tuple[str, str], int] | None = None  # an edit the check passed after: (target, tests)

@@ -52,10 +52,10 @@ ROUNDS_PER_CALL = 2  # rounds of samples one propose_fixes asks for while none p
 class VerifiedRepair:
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter: UsageMeter,
                  check: Callable[[], Check], samples: int, reading: GoalReading, mechanical: bool = True,
-                 blocks: bool = False):
+                 blocks: int | None = None):
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
         self.check, self.samples, self.reading = check, samples, reading
-        self.mechanical, self.blocks = mechanical, blocks
+        self.mechanical, self.blocks = mechanical, blocks  # blocks: rewritten in definitions this long; None: off
         self.focus: dict[tuple[str, str], tuple[int, ...]] = {}  # (path, symbol) -> lines the failing tests point to
         self.ran: dict[tuple[str, str], tuple[tuple[int, ...], ...]] = {}  # -> the other lines they ran, best first
         self.readers: dict[tuple[str, str], str] = {}  # (path, value) -> the definition that reads it
@@ -135,8 +135,11 @@ class VerifiedRepair:
 
     def _block(self, path: str, symbol: str, start: int, whole: str) -> Block | None:
         """With block rewrites on (--block-rewrites), the block around the lines the failing tests point to in this
-        definition (omni/repair/block.py); None when off, when no line is known, or when no short block holds them."""
-        lines = self.focus.get((path, symbol)) if self.blocks else None
+        definition (omni/repair/block.py); None when off, when no line is known, when no short block holds them, or
+        when it is shorter than --block-from and short enough to rewrite whole (then it is: few lines, few tokens)."""
+        long = len(whole.splitlines()) > MAX_LINES
+        wanted = self.blocks is not None and (long or len(without_docstring(whole).splitlines()) >= self.blocks)
+        lines = self.focus.get((path, symbol)) if wanted else None
         return around(whole, [line - start + 1 for line in lines]) if lines else None
 
     def _messages(self, template: str, **fields) -> list[dict]:
