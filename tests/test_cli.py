@@ -115,6 +115,7 @@ def test_bad_limits(calc_repo, fake):
     for flag, value, said in (("--samples", "0", "--samples must be at least 1"),
                               ("--samples", "17", "--samples must be at most 16"),
                               ("--max-workspace-mb", "0", "--max-workspace-mb must be at least 1"),
+                              ("--block-from", "0", "--block-from must be at least 1"),
                               ("--samples", "many", "invalid int value")):
         run = run_omni(calc_repo, flag, value, "fix", fake=fake)
         assert run.code == 2 and said in run.stderr, (flag, value, run.stderr)
