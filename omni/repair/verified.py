@@ -77,7 +77,7 @@ class VerifiedRepair:
             read = details("read_symbol", found)
             whole, size = read.sources[0], read.definitions[0].end - read.definitions[0].start + 1
             source = without_docstring(whole)
-            block = self._block(path, symbol, read.definitions[0].start, whole)
+            block = self._block(path, symbol, read.definitions[0].start, whole, size, len(source.splitlines()))
             near = in_rewrite(self.focus.get((path, symbol), ()), read.definitions[0].start, whole)
             then = tuple(in_rewrite(lines, read.definitions[0].start, whole)
                          for lines in self.ran.get((path, symbol), ()))
@@ -133,12 +133,12 @@ class VerifiedRepair:
         codes = [code_of(r.text) for r in replies]
         return [spliced(whole, block, c) if c else c for c in codes] if block else codes, how
 
-    def _block(self, path: str, symbol: str, start: int, whole: str) -> Block | None:
+    def _block(self, path: str, symbol: str, start: int, whole: str, size: int, written: int) -> Block | None:
         """With block rewrites on (--block-rewrites), the block around the lines the failing tests point to in this
         definition (omni/repair/block.py); None when off, when no line is known, when no short block holds them, or
-        when it is shorter than --block-from and short enough to rewrite whole (then it is: few lines, few tokens)."""
-        long = len(whole.splitlines()) > MAX_LINES
-        wanted = self.blocks is not None and (long or len(without_docstring(whole).splitlines()) >= self.blocks)
+        when it is shorter than --block-from and short enough to rewrite whole (then it is: few lines, few tokens).
+        size: its length in lines; written: without its docstring, as a whole rewrite would write it."""
+        wanted = self.blocks is not None and (size > MAX_LINES or written >= self.blocks)
         lines = self.focus.get((path, symbol)) if wanted else None
         return around(whole, [line - start + 1 for line in lines]) if lines else None
 
