@@ -29,6 +29,8 @@ from failures import bug_definitions, classify
 
 HERE = Path(__file__).resolve().parent
 TASKS = HERE / "tasks"
+HALVES = ("tune", "check")  # the benchmark, fixed 2026-11-24: tuned on, and reported apart (bench/README.md)
+DEV = "dev"  # tasks added later to develop on: their records may be read; no figure of either half counts them
 CACHE = Path(os.environ.get("OMNI_BENCH_CACHE", Path.home() / ".cache" / "omni-bench"))
 IDENT = ["-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false"]
 
@@ -59,6 +61,14 @@ def sdist(package: str, version: str) -> Path:
     subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps", "-d",
                     str(folder), f"{package}=={version}"], check=True)
     return sdist(package, version)
+
+
+def selected(folder: Path, wanted: list[str], half: str | None) -> list[dict]:
+    """The tasks to run, in order of name: those named (--tasks), of one half or the dev tasks (--half), else the
+    benchmark's two halves. The dev tasks run only when named or asked for: they are no part of either half."""
+    tasks = [load_task(d) for d in sorted(folder.iterdir()) if (d / "task.json").exists()
+             and (not wanted or d.name in wanted)]
+    return [t for t in tasks if t["half"] == half or not half and (wanted or t["half"] in HALVES)]
 
 
 def load_task(task_dir: Path) -> dict:
@@ -272,8 +282,8 @@ def main() -> None:
     parser.add_argument("--agents", default="omni,mini,none")
     parser.add_argument("--agent", action="append", default=[], help="NAME='command template'")
     parser.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
-    parser.add_argument("--half", choices=("tune", "check"), help="only the tasks of one half (bench/README.md: "
-                        "tune on the tune half only; report both)")
+    parser.add_argument("--half", choices=(*HALVES, DEV), help="only the tasks of one half (bench/README.md: "
+                        "tune on the tune half only; report both), or the dev tasks")
     parser.add_argument("--base-url", default=os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1"))
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("--limit-s", type=float, default=900)
@@ -295,9 +305,7 @@ def main() -> None:
     for item in opts.agent:
         name, _, template = item.partition("=")
         templates[name] = template
-    wanted = [t for t in opts.tasks.split(",") if t]
-    tasks = [task for task in (load_task(d) for d in sorted(TASKS.iterdir()) if (d / "task.json").exists()
-                               and (not wanted or d.name in wanted)) if not opts.half or task["half"] == opts.half]
+    tasks = selected(TASKS, [t for t in opts.tasks.split(",") if t], opts.half)
     if opts.rescore:
         if not opts.rescore.is_file():
             parser.error(f"--rescore: no results file at {opts.rescore}")
@@ -436,10 +444,11 @@ def by_half(rows: list[dict], agents: list[str]) -> str:
     own, also for results written before rows carried it)."""
     halves = {t["id"]: t["half"] for t in (load_task(d) for d in TASKS.iterdir() if (d / "task.json").exists())}
     parts = []
-    for half in ("tune", "check"):
+    for half in (*HALVES, DEV):
         mine = [r for r in rows if r.get("half", halves.get(r["task"])) == half]
         if mine:
-            parts.append(f"## {half} half\n\n" + table(mine, agents))
+            title = f"{half} half" if half in HALVES else "dev tasks (no part of the benchmark)"
+            parts.append(f"## {title}\n\n" + table(mine, agents))
     return "\n\n".join(parts)
 
 

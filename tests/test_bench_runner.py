@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -137,3 +138,26 @@ def test_resume_refuses_a_results_file_it_cannot_read_and_a_batch_run(tmp_path):
                            env=clean_env())
     assert batch.returncode == 2 and "does not go with --via-batch" in batch.stderr
     assert out.read_text() == before
+
+
+def test_the_dev_tasks_run_only_when_asked_for():
+    """The benchmark is its two halves; the dev tasks (added later, to develop on) run by name or with --half dev,
+    never in a run of the benchmark, and the table says them apart."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_run_tasks", ROOT / "bench" / "run_tasks.py")
+        runner = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(runner)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    halves = {t["id"]: t["half"] for t in runner.selected(runner.TASKS, [], None)}
+    assert set(halves.values()) == {"tune", "check"} and len(halves) == 30
+    dev = [t["id"] for t in runner.selected(runner.TASKS, [], "dev")]
+    assert len(dev) >= 10 and not set(dev) & set(halves)
+    assert [t["id"] for t in runner.selected(runner.TASKS, [dev[0], "parse-negative-int"], None)] == sorted(
+        [dev[0], "parse-negative-int"])
+    assert runner.selected(runner.TASKS, [dev[0]], "tune") == []
+    row = {"task": dev[0], "agent": "none", "resolved": False, "half": "dev", "prompt_tokens": 0,
+           "completion_tokens": 0, "wall_s": 1.0}
+    table = runner.by_half([row], ["none"])
+    assert table.startswith("## dev tasks (no part of the benchmark)") and "tune half" not in table
