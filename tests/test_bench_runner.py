@@ -153,7 +153,7 @@ def test_the_dev_tasks_run_only_when_asked_for():
     halves = {t["id"]: t["half"] for t in runner.selected(runner.TASKS, [], None)}
     assert set(halves.values()) == {"tune", "check"} and len(halves) == 30
     dev = [t["id"] for t in runner.selected(runner.TASKS, [], "dev")]
-    assert len(dev) >= 10 and not set(dev) & set(halves)
+    assert len(dev) >= 15 and not set(dev) & set(halves)
     assert [t["id"] for t in runner.selected(runner.TASKS, [dev[0], "parse-negative-int"], None)] == sorted(
         [dev[0], "parse-negative-int"])
     assert runner.selected(runner.TASKS, [dev[0]], "tune") == []
