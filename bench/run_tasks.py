@@ -281,7 +281,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--agents", default="omni,mini,none")
     parser.add_argument("--agent", action="append", default=[], help="NAME='command template'")
-    parser.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
+    parser.add_argument("--tasks", default="", help="comma-separated task ids (default: both halves' tasks)")
     parser.add_argument("--half", choices=(*HALVES, DEV), help="only the tasks of one half (bench/README.md: "
                         "tune on the tune half only; report both), or the dev tasks")
     parser.add_argument("--base-url", default=os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1"))
