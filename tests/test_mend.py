@@ -1,6 +1,6 @@
 """A reproduction test file mended before it is written (omni/check/mend.py), on files of no benchmark task."""
 
-from omni.check.mend import mended
+from omni.check.mend import imported, lacking, mended
 
 IMPORTS = "from shapes.area import circle_area, square_area\nimport shapes"
 
@@ -34,3 +34,17 @@ def test_imports_go_after_a_future_import():
     code = "from __future__ import annotations\n\ndef test_one():\n    assert square_area(2) == 4\n"
     assert mended(code, IMPORTS).splitlines()[:2] == ["from __future__ import annotations",
                                                       "from shapes.area import circle_area, square_area"]
+
+
+def test_a_standard_library_module_read_and_never_imported_is_imported_by_its_name():
+    code = "def test_one():\n    time.sleep(0)\n    assert json.loads('1') == square_area(1)\n"
+    assert mended(code, IMPORTS).splitlines()[:3] == ["from shapes.area import circle_area, square_area",
+                                                      "import json", "import time"]
+
+
+def test_the_names_a_file_lacks_are_what_it_reads_and_binds_nowhere():
+    code = "import os\n\n\ndef test_one(tmp_path):\n    found = Cache(os.sep)\n    assert found.get(tmp_path) == seen\n"
+    assert lacking(code) == {"Cache", "seen"}
+    assert lacking("def test_(:\n") == set()
+    assert imported("from __future__ import annotations\nx = 1", ["import os"]) == \
+        "from __future__ import annotations\nimport os\nx = 1"

@@ -400,3 +400,21 @@ def test_an_example_written_as_an_assert_is_read_as_its_call_and_value(tmp_path,
     (check,) = checks(run)
     assert check["source"] == "reproduction example" and "add(2, 3) gives -1 (try 1)" in check["result"]
     assert "return a + b" in (repo / "calc.py").read_text()
+
+
+def test_a_test_file_comes_in_a_fence_and_its_names_the_project_defines_are_imported(tmp_path, fake, docker_engine):
+    """The test file is asked for as a fenced block, not a JSON string (in which a small model wrote a placeholder
+    or escaped the file twice). A name it reads and never imports is imported where the project defines it (`add`,
+    which no test imports), and a standard library module by its name (`math`); the file then shows the problem."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    fenced = {"text": "Here it is:\n```python\ndef test_add_sums():\n    assert add(2, 2) == math.floor(4.5)\n```\n"}
+    fake.add(PLAN, *NO_EXAMPLE, fenced, FIX, FINISH)
+    run = run_omni(repo, "--yes", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (tried,) = [e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test"]
+    assert tried["fails_as_it_should"], tried
+    assert "from calc import add\n" in tried["code"] and "import math\n" in tried["code"]
+    (check,) = checks(run)
+    assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"]
+    asked = fake.requests[3]
+    assert "```python code block" in asked["messages"][-1]["content"] and not asked.get("response_format")

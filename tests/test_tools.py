@@ -757,10 +757,14 @@ def test_check_examples_imports_what_each_name_means_in_the_project_python(box):
     examples = [{"expression": "Circle(2).r", "expected": "math.floor(3.5)"},  # a class, found by definition
                 {"expression": "unit().r", "expected": "1"},
                 {"expression": "legacy.broken()", "expected": "None"},  # a module; its code raises
-                {"expression": "context.Context", "expected": "1"}]  # the tools' own modules do not shadow
+                {"expression": "context.Context", "expected": "1"},  # the tools' own modules do not shadow
+                {"expression": "pkg.shapes.unit().r", "expected": "1"},  # a submodule its package does not import
+                {"expression": "pkg.shapes.nothing.f()", "expected": "1"}]
     result = box.run_tool("check_examples", {"examples": examples, "timeout": 30}, 60)
     assert result.success, result.error
-    first, second, third, fourth = result.details["results"]
+    first, second, third, fourth, submodule, missing = result.details["results"]
+    assert submodule["holds"] is True, submodule
+    assert missing["raised"] == "AttributeError" and "nothing" in missing["got"]
     assert first == {"holds": False, "got": "2", "value": "2", "raised": ""}
     assert second["holds"] is True
     assert third["raised"] == "NameError" and "undefined_name" in third["got"]

@@ -8,7 +8,8 @@ With argv[2] == "--trace", each also has "called": the repository's functions (o
 expression ran, in the order first called, as [path, qualified name, first line].
 A name an example uses is looked up as a module of that name, or as a top-level definition in the repository
 (outside the tests), whichever fits how it is used: `parse.parse(...)` wants the module, `word_count(...)`
-the function. Only the standard library is used: this runs in whatever Python the project has.
+the function. A module's submodules that an attribute chain names (`pkg.sub.f()`) are imported.
+Only the standard library is used: this runs in whatever Python the project has.
 """
 
 from __future__ import annotations
@@ -91,7 +92,33 @@ def namespace(*sources: str) -> dict:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in names \
                     and node.id not in bound and not hasattr(builtins, node.id):
                 names[node.id] = resolve(node.id, node.id in called)
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(names.get(dotted(node).partition(".")[0]),
+                                                                type(sys)):
+                import_submodules(dotted(node))
     return names
+
+
+def dotted(node: ast.expr) -> str:
+    """`a.b.c` for an attribute chain on a name, else "" (`f().b` is no chain)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else ""
+
+
+def import_submodules(chain: str) -> None:
+    """A module's submodules that a chain reaches (`pkg.sub.f`: pkg.sub), imported so the attribute exists, as
+    `import pkg.sub` in a test would make it: a package does not import each of its submodules itself. Each prefix
+    in turn, until one is not a module."""
+    parts = chain.split(".")
+    for end in range(2, len(parts) + 1):
+        try:
+            importlib.import_module(".".join(parts[:end]))
+        except Exception:  # noqa: BLE001 - not a module (an attribute), or one that fails: the eval says what
+            return
 
 
 class Calls:

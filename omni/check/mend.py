@@ -1,14 +1,15 @@
 """A reproduction test file as a small model writes it, mended where the mending is mechanical and sure before it is
 written: the code fence left inside the JSON's file text (closed or not), and a missing import of a name the
-project's own tests import (the import lines omni showed it) or of pytest. The lint guard would refuse such a file
-(an undefined name, a syntax error), and a try of two would be spent on what omni can write itself. Nothing is
-guessed: a name no shown import line binds stays undefined, and the guard's message goes back to the model as
-before."""
+project's own tests import (the import lines omni showed it), of pytest, or of a standard library module (`time`).
+The lint guard would refuse such a file (an undefined name, a syntax error), and a try of two would be spent on what
+omni can write itself. Nothing is guessed: a name no shown import line binds stays undefined here (the reproduction
+then asks the project where it is defined: `imported`), and the guard's message goes back to the model as before."""
 
 from __future__ import annotations
 
 import ast
 import builtins
+import sys
 
 from omni.model.textmode import code_of
 
@@ -27,12 +28,26 @@ def mended(code: str, imports: str) -> str:
     binding = {line: _binds(line) for line in imports.splitlines()}
     lines = [line for line, names in binding.items() if names & lacking]
     bound = set().union(*(binding[line] for line in lines))
-    lines += [_KNOWN[name] for name in sorted(lacking - bound) if name in _KNOWN]
+    lines += [_KNOWN.get(name) or f"import {name}" for name in sorted(lacking - bound)
+              if name in _KNOWN or name in sys.stdlib_module_names]
+    return imported(text, lines)
+
+
+def imported(code: str, lines: list[str]) -> str:
+    """The file with these import lines added at its top (after a `from __future__` line)."""
     if not lines:
-        return text
-    body = text.splitlines()
+        return code
+    body = code.splitlines()
     at = max((i + 1 for i, line in enumerate(body) if line.startswith("from __future__")), default=0)
     return "\n".join(body[:at] + lines + body[at:])
+
+
+def lacking(code: str) -> set[str]:
+    """The names a file reads and binds nowhere; none when it does not parse."""
+    try:
+        return _undefined(ast.parse(code))
+    except (SyntaxError, ValueError):
+        return set()
 
 
 def _unfenced(code: str) -> str:

@@ -4,7 +4,9 @@ confirms shows the problem on the starting code. Re-asked, with what went wrong,
 - first as an example, one call and the value it should give (a reply of a few dozen tokens, whose names the
   sandbox finds without an import), a few sampled at once and the one they agree on taken; it joins the goal's
   examples, so it is checked, probed and traced as they are;
-- then as a short test file, for a problem one expression cannot show.
+- then as a short test file, for a problem one expression cannot show, in a ```python block: asked for the file as
+  a JSON string (constrained to a schema), a small model wrote a placeholder for it (`<path>`) or the file escaped
+  twice and fenced inside the string, until the length cap. A reply in JSON anyway is still read.
 
 The reproduction test lives in the workspace's .omni/check/ folder: pytest runs it when named, the full
 suite does not collect it (a dot folder), and it never enters the run's diff."""
@@ -25,7 +27,7 @@ from omni.check.asserts import asserted_examples
 from omni.check.cutoff import salvaged
 from omni.check.examples import Evaluation, GoalExamples, evaluate
 from omni.check.forms import of_another_form, other_form
-from omni.check.mend import mended
+from omni.check.mend import imported, lacking, mended
 from omni.check.written import bare_words, read_example
 from omni.goal.examples import Example
 from omni.goal.reading import names_word, speaks_of_errors
@@ -44,10 +46,11 @@ EXAMPLE_SAMPLES = 4  # examples asked at once in a try (a llama.cpp server's slo
 EXAMPLE_TEMPERATURE = 0.7  # warm enough that a small model's answers differ where it is unsure
 # What a call raises when it is called wrongly, not when the code goes wrong: never a reproduction by itself.
 UNKNOWN_NAME = {"NameError", "ModuleNotFoundError"}  # what a name that is nowhere raises in an example
+LOOKED_UP = 8  # undefined names of a test file looked up in the project, at most (a test's own names are few)
 MISUSE = {"NameError", "ImportError", "ModuleNotFoundError", "SyntaxError", "TypeError", "AttributeError"}
 
 
-class ReproductionTest(BaseModel):
+class ReproductionTest(BaseModel):  # how a reply in JSON is read, though a fenced file is asked for
     test_code: str = Field(description="a complete pytest file: imports, then one or two short test functions")
 
 
@@ -103,8 +106,7 @@ class Reproduction:
         feedback = ""
         for attempt in range(1, self.attempts + 1):
             prompt = self.prompts.render("reproduce", goal=self.goal, path=PATH, feedback=feedback, imports=imports)
-            reply = self.model.text(messages(prompt), schema=ReproductionTest, tools=self.tools,
-                                    max_tokens=MAX_TOKENS)
+            reply = self.model.text(messages(prompt), tools=self.tools, max_tokens=MAX_TOKENS)  # a fenced file
             self.meter.count(reply.usage, "reproduction")
             code, tests, said = self._tried(reply, imports)
             self.events.emit("reproduction_try", attempt=attempt, form="test", code=code,
@@ -223,14 +225,25 @@ class Reproduction:
             return reply.text, [], (f"Your reply was cut off at the length limit ({MAX_TOKENS} tokens) before the "
                                     "file was complete. Write a shorter file: the imports and one short test function.")
         if not code:
-            return "", [], "Your reply held no test file. Answer with the JSON object and the complete file."
-        code, tests, said = self._ran(code)
+            return "", [], "Your reply held no test file. Answer with the complete file in one ```python block."
+        code, tests, said = self._ran(self._defined(code))
         if cut and tests:
             said += "; the complete part of a reply cut off at the length limit"
         elif cut:
             said = (f"Your reply ran to the length limit ({MAX_TOKENS} tokens): write a shorter file. Its complete "
                     f"part was run. {said}")
         return code, tests, said
+
+    def _defined(self, code: str) -> str:
+        """The file with an import of each name it reads and binds nowhere that the project defines (`TTLCache`,
+        used and never imported: `from cachetools import TTLCache`), asked of the project's Python: where the
+        definition omni's examples find by that name lives. A name the project does not define is left to the lint
+        guard, whose message goes back to the model."""
+        names = sorted(lacking(code))[:LOOKED_UP]
+        done, _ = evaluate(self.sandbox, [Example(f"{name}.__module__", "None") for name in names])
+        lines = [f"from {module} import {name}" for name, got in zip(names, done, strict=False)
+                 if not got.raised and (module := _module_name(got.got))]
+        return imported(code, lines)
 
     def _ran(self, code: str) -> tuple[str, list[str], str]:
         """A test file written and run, as `_tried` returns it."""
@@ -269,6 +282,15 @@ def _not_a_call(example: Example) -> str:
             return ("the expression you wrote is a print, which gives None whatever the code does: write the call "
                     "itself, and the value it should give.")
     return ""
+
+
+def _module_name(value: str) -> str:
+    """The dotted module name a repr of a text holds (`'pkg.sub'`), else ""."""
+    try:
+        text = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return ""
+    return text if isinstance(text, str) and all(p.isidentifier() for p in text.split(".")) else ""
 
 
 def _test_code(text: str) -> str:
