@@ -285,6 +285,26 @@ def test_a_paged_read_asked_again_reads_on_until_the_end(tmp_path, fake):
     assert git(repo, "status", "--porcelain") == ""  # read-only: the user's tree is untouched
 
 
+def test_a_long_class_read_again_by_name_reads_on_through_the_lines_it_left_out(tmp_path, fake):
+    """read_symbol shows a long class's first lines and its members; a small model asks for it again and again.
+    The second ask reads on through the class's lines not shown (a read_file of them, paged); past its end, the
+    same ask is refused as a repeat."""
+    from conftest import CALC, make_repo
+
+    body = "".join(f"    def m{n}(self):\n        return {n}\n\n" for n in range(1, 61))
+    repo = make_repo(tmp_path / "repo", {**CALC, "shop.py": f"class Shop:\n    kind = 1\n\n{body}\nX = 0\n"})
+    read = {"tool": "read_symbol", "args": {"symbol": "Shop", "path": "shop.py"}}
+    fake.add(PLAN, read, read, read, read, FINISH, FINISH)
+    run = run_omni(repo, "--yes", "fix", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout
+    outputs = [o["output"] or o["error"] for o in run.events() if o["kind"] == "observation"]
+    assert "(long; its first lines, then its members" in outputs[0] and "method Shop.m60  [181-182]" in outputs[0]
+    assert "Reading on from line 16" in outputs[1] and "16|     def m5(self):" in outputs[1]
+    assert "Reading on from line 116" in outputs[2] and outputs[2].splitlines()[-1] == "182|         return 60"
+    assert "X = 0" not in outputs[2]  # the class's lines only
+    assert "already ran at step 3 and nothing has changed since" in outputs[3]
+
+
 def test_the_same_test_run_with_nothing_changed_is_not_run_again(calc_repo, fake):
     tests = {"tool": "run_tests", "args": {}}
     fake.add(PLAN, tests, tests, FIX, tests, FINISH)

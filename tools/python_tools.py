@@ -166,7 +166,10 @@ def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
     found = [{"path": m[0], "kind": m[1], "name": m[2], "start": m[3], "end": m[4]} for m in matches[:MAX_LISTED]]
     rel, kind, name, start, end, lines, _ = matches[0]
     reads = values_read("\n".join(lines), rel, name, start, end) if kind != "value" else []
-    return result(True, "\n\n".join(blocks), matches=len(matches), definitions=found, reads=reads,
+    shown = start + (15 if kind == "class" else SYMBOL_LINES)  # the first line a long definition leaves out
+    read_on = {"path": rel, "kind": kind, "name": name, "start": shown, "end": end} if end - start >= SYMBOL_LINES \
+        else None
+    return result(True, "\n\n".join(blocks), matches=len(matches), definitions=found, reads=reads, read_on=read_on,
                   locations=[f"{m[0]}:{m[3]}-{m[4]}" for m in matches], blocks=blocks,
                   sources=["\n".join(m[5][m[3] - 1:m[4]]) for m in matches[:SYMBOL_MATCHES]])
 

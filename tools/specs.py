@@ -71,6 +71,8 @@ class SymbolDetails(Details):
     blocks: list[str] = Field(default_factory=list, description="each match as shown, best first")
     sources: list[str] = Field(default_factory=list, description="each match's source, without line numbers")
     reads: list[Definition] = Field(default_factory=list, description="the values the first match reads")
+    read_on: Definition | None = Field(None, description="the first match's lines not shown (a long one is shown "
+                                       "in part): from its start to the end of the definition")
 
 
 class EditDetails(Details):

@@ -2,7 +2,8 @@
 
 A small model, at temperature 0, answers the same context with the same call. So the guard:
 - refuses a read or a check that already ran while nothing has changed since (its output is above);
-- lets a paged read_file asked again read on from where the last page ended;
+- lets a paged read_file asked again read on from where the last page ended, and a read_symbol of a long
+  definition (shown in part) asked again read on through the definition's lines not shown, as a read_file;
 - refuses a call that failed the same way twice;
 - refuses update_plan right after update_plan (small models loop on plan edits instead of acting);
 - withholds, for one step, the tool of a refused repeat: the step's prompt says so, and the refused call
@@ -33,6 +34,8 @@ class SeenCall:
     step: int  # the step it ran at
     workspace_version: int  # the workspace as it was then (see RepeatGuard.workspace_version)
     next_start_line: int | None = None  # a paged read goes on from here; None when it read to the end
+    path: str = ""  # the file it reads on in
+    end_line: int | None = None  # where reading on stops (a definition's last line); None: the file's end
 
 
 @dataclass
@@ -93,7 +96,8 @@ class RepeatGuard:
         # the same paged read again: a model that asks twice wants what it has not seen yet
         self._read_on_note = (f"(that read ran at step {seen.step}; its output is above. Reading on from line "
                               f"{seen.next_start_line}.)\n")
-        return Action(name=action.name, args={**action.args, "start_line": seen.next_start_line},
+        end = {"end_line": seen.end_line} if seen.end_line else {}
+        return Action(name="read_file", args={"path": seen.path, "start_line": seen.next_start_line, **end},
                       call_id=action.call_id)
 
     def after(self, asked: Action, ran: Action, result: ToolResult, step: int) -> ToolResult:
@@ -104,8 +108,13 @@ class RepeatGuard:
         elif result.success or ran.name not in self.toolbox.editing:
             self.workspace_version += 1  # a refused edit wrote nothing; anything else may have changed it
         if ran.name == "read_file" and result.success:
-            seen = SeenCall(step, self.workspace_version, details("read_file", result).next_start_line)
+            end = ran.args.get("end_line")
+            seen = SeenCall(step, self.workspace_version, details("read_file", result).next_start_line,
+                            ran.args.get("path", ""), end)
             self.seen_calls[asked.signature()] = self.seen_calls[ran.signature()] = seen
+        if ran.name == "read_symbol" and result.success and (part := details("read_symbol", result).read_on):
+            self.seen_calls[ran.signature()] = SeenCall(step, self.workspace_version, part.start, part.path,
+                                                        part.end)
         if self._read_on_note:
             result = result.model_copy(update={"output": self._read_on_note + result.output})
         return result
