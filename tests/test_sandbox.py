@@ -260,6 +260,30 @@ def dirty_repo(tmp_path) -> Path:
     return repo
 
 
+def test_the_python_files_a_build_wrote_into_the_projects_packages_come_along_and_stay_out_of_the_diff(tmp_path):
+    """setuptools-scm and hatch-vcs write src/<pkg>/_version.py, which git ignores and the package imports: without
+    it in the worktree every test fails to import. Ignored Python files in a tracked package come along; ignored
+    folders (a virtualenv, a build) and ignored files elsewhere do not, and nothing ignored enters the run's diff."""
+    repo = make_repo(tmp_path / "repo", {"src/pkg/__init__.py": "from ._version import version\n",
+                                         ".gitignore": "_version.py\n.venv/\nbuild/\nnotes.py\n", "notes.txt": "x\n"})
+    generated = {"src/pkg/_version.py": "version = '1.0'\n", ".venv/lib/site.py": "x = 1\n",
+                 "build/lib/pkg/_version.py": "version = '0'\n", "notes.py": "private = 1\n"}
+    for name, text in generated.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    workspace = Workspace(find_repo(repo), "generated-test")
+    workspace.create()
+    try:
+        copied = {name for name in generated if (workspace.path / name).exists()}
+        assert copied == {"src/pkg/_version.py"}
+        assert (workspace.path / "src/pkg/_version.py").read_text() == "version = '1.0'\n"
+        assert git(workspace.path, "status", "--porcelain") == ""  # still ignored there
+        assert git(workspace.path, "show", "--stat", "--format=", "HEAD") == ""  # not in the starting state
+    finally:
+        workspace.remove()
+    assert git(repo, "status", "--porcelain") == ""  # the user's tree as it was
+
+
 REWRITE = [
     {"text": "1. Rewrite\n2. Finish"},
     {"tool": "delete_file", "args": {"path": "old.py"}},

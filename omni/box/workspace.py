@@ -20,6 +20,7 @@ from omni.errors import SandboxError, UsageError
 
 IDENTITY = ["-c", "user.name=omni", "-c", "user.email=omni@localhost", "-c", "commit.gpgsign=false"]
 OMNI_DIR = ".omni"
+GENERATED_BYTES = 1 << 20  # an ignored source file in a package larger than this is data, not a build's output
 # Run data stays out of git; a team's shared .omni/config.toml does not.
 OMNI_GITIGNORE = ("# omni's run data; not part of the project (config.toml may be committed)\n"
                   "runs/\nworktrees/\n.gitignore\n")
@@ -155,11 +156,29 @@ class Workspace:
             target = self.path / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(self.user_root / name, target, follow_symlinks=False)
+        for name in self._generated_sources():  # ignored by git, so they stay ignored here: never in the diff
+            shutil.copy2(self.user_root / name, self.path / name, follow_symlinks=False)
         self._stage()
         self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", "omni: starting state")
         self.seed = self._git("rev-parse", "HEAD").strip()
         self.start_size = scan_tree(self.path).cost
         return self.path
+
+    def _generated_sources(self) -> list[str]:
+        """The Python files git ignores inside the project's own packages (a folder whose __init__.py git tracks):
+        what a build writes and the code imports, such as the _version.py of setuptools-scm or hatch-vcs. Without
+        them the package does not import in the worktree, and every test fails before the run begins. Ignored
+        folders are listed whole (a virtualenv is one entry), and are not entered."""
+        ignored = self._git("ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z",
+                            cwd=self.user_root)
+        names = [n for n in ignored.split("\0") if n.endswith(".py") and not n.startswith(OMNI_DIR + "/")]
+        if not names:
+            return []
+        packages = {os.path.dirname(n) for n in self._git("ls-files", "-z", "--", "*__init__.py",
+                                                           cwd=self.user_root).split("\0") if n}
+        return [n for n in names if os.path.dirname(n) in packages and (self.path / os.path.dirname(n)).is_dir()
+                and (self.user_root / n).is_file() and not (self.user_root / n).is_symlink()
+                and (self.user_root / n).stat().st_size <= GENERATED_BYTES]
 
     def carry(self, patch: bytes, message: str) -> bool:
         """Start from an earlier run's changes too: applied on the starting state as the first commit after it (so
