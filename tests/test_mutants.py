@@ -17,6 +17,23 @@ def changed_lines(before: str, after: str) -> list[str]:
             if line.startswith("+") and not line.startswith("+++")]
 
 
+def test_a_parameter_the_function_never_uses_is_passed_on_to_each_call_it_makes():
+    """A dropped argument: `limit` is taken and never read; each call of the body gets it by name, a call that
+    passes it already or passes **kwargs does not, and a multi-line call with a trailing comma stays Python."""
+    source = ("def fetch(self, url, limit=None, retries=3):\n    page = self.get(url)\n"
+              "    more = self.next(\n        page,\n    )\n    self.log(**self.extra)\n    self.close()\n"
+              "    return self.parse(page, more, limit=None)\n")
+    variants = mutants(source, limit=200)
+    forwarded = [changed_lines(source, v) for v in variants if "=retries" in v or "limit=limit" in v]
+    assert ["+    page = self.get(url, limit=limit)"] in forwarded
+    assert ["+    page = self.get(url, retries=retries)"] in forwarded
+    assert ["+        page, retries=retries,"] in forwarded  # after the last argument, before the trailing comma
+    assert ["+    self.close(limit=limit)"] in forwarded  # a call with no arguments
+    assert not any("self.log(**self.extra, " in v for v in variants)
+    assert not any("limit=None, limit=limit" in v for v in variants)
+    assert not any("self=self" in v or "url=url" in v for v in variants)  # url is used; self is never passed on
+
+
 @pytest.mark.parametrize("line, fixed", [
     ("    return a if a < b else b", "    return a if a <= b else b"),
     ("    return a if a >= b else b", "    return a if a > b else b"),

@@ -2,16 +2,18 @@
 (formatting and comments kept): a comparison's boundary (`<` and `<=`, `==` and `!=`, `in` and `not in`), `and` and
 `or`, a `not` dropped, `+` and `-`, an integer one more or one less, a name one more or one less where it counts or
 indexes (an index, a slice's bound, `range`'s end, the left of `%` and `//`), the two arguments of a call swapped,
-`True` and `False`, one operand of `and`/`or` left out (`x = x or y` for `x = y`); then a comparison turned the other
-way or negated (`<` as `>` or `>=`), a call of one of a pair of twins as the other (`min` and `max`, `startswith` and
-`endswith`, `lstrip` and `rstrip`, ...), `break` and `continue`, and a condition negated (`if x:` as `if not x:`), and
-last a name read as a sibling name the definition also uses (one word more, less or other: `LowerBound` and
-`UpperBound`, `start_index` and `end_index`), the operators mutation testing tools apply beside the first; after
-all of those, a statement of its own lines left out and two neighbouring statements swapped (the delete and swap of
-statement-level repair, as in GenProg). They cost no model call; verified repair tries them beside the sampled rewrites,
-judged the same way, when a round of samples found none that passes (omni/repair/verified.py). A 1.5B model asked for a
-40-line rewrite mostly writes the code back unchanged; a one-token fix is among these. Only so many are tried: the
-changes on the lines the failing tests point to (the spectrum's best lines, when known) come first."""
+`True` and `False`, one operand of `and`/`or` left out (`x = x or y` for `x = y`), a parameter the function never
+reads passed on by name to a call it makes (`f(s)` as `f(s, limit=limit)`: an argument dropped); then a comparison
+turned the other way or negated (`<` as `>` or `>=`), a call of one of a pair of twins as the other (`min` and
+`max`, `startswith` and `endswith`, `lstrip` and `rstrip`, ...), `break` and `continue`, and a condition negated
+(`if x:` as `if not x:`), and last a name read as a sibling name the definition also uses (one word more, less or
+other: `LowerBound` and `UpperBound`, `start_index` and `end_index`), the operators mutation testing tools apply
+beside the first; after all of those, a statement of its own lines left out and two neighbouring statements swapped
+(the delete and swap of statement-level repair, as in GenProg). They cost no model call; verified repair tries them
+beside the sampled rewrites, judged the same way, when a round of samples found none that passes
+(omni/repair/verified.py). A 1.5B model asked for a 40-line rewrite mostly writes the code back unchanged; a
+one-token fix is among these. Only so many are tried: the changes on the lines the failing tests point to (the
+spectrum's best lines, when known) come first."""
 
 from __future__ import annotations
 
@@ -76,8 +78,8 @@ def _edits(tree: ast.AST, lines: list[str], tiers: tuple[frozenset[int], ...]) -
                   if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and b.body
                   and isinstance(b.body[0], ast.Expr) and isinstance(b.body[0].value, ast.Constant)}
     siblings = partial(_siblings, names=_names(nodes))
-    one_change = (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands, _directions, _twins,
-                  _negations, siblings)
+    one_change = (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands, _forwarded,
+                  _directions, _twins, _negations, siblings)
     groups = [[[edit for node in nodes for edit in kind(node, lines, docstrings)] for kind in group]
               for group in (one_change, STATEMENT_KINDS)]
     for tier in range(len(tiers) + 1):
@@ -186,6 +188,31 @@ def _operands(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator
         if n == 0:  # the first operand and the operator after it
             yield (left.lineno, left.col_offset, right.lineno, right.col_offset, "")
         yield (left.end_lineno, left.end_col_offset, right.end_lineno, right.end_col_offset, "")
+
+
+def _forwarded(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    """Each parameter a function takes and its body never uses, passed on by name to each call of its body that
+    does not pass it yet (`unsign(s)` as `unsign(s, max_age=max_age)`): the parameter was meant for that call and
+    dropped on the way, so it does nothing. `self`, `cls` and a call with `**kwargs` are left alone."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return
+    body = [inner for statement in node.body for inner in ast.walk(statement)]
+    used = {n.id for n in body if isinstance(n, ast.Name)}
+    taken = (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)
+    unused = [a.arg for a in taken if a.arg not in used and a.arg not in ("self", "cls")]
+    calls = [n for n in body if isinstance(n, ast.Call) and all(k.arg is not None for k in n.keywords)]
+    for name in unused:
+        for call in calls:
+            if any(k.arg == name for k in call.keywords):
+                continue
+            given = [*call.args, *(k.value for k in call.keywords)]
+            if given:  # after the last argument (before a trailing comma)
+                last = max(given, key=lambda n: (n.end_lineno, n.end_col_offset))
+                yield (last.end_lineno, last.end_col_offset, last.end_lineno, last.end_col_offset,
+                       f", {name}={name}")
+            elif lines[call.end_lineno - 1].encode()[call.end_col_offset - 1:call.end_col_offset] == b")":
+                at = call.end_col_offset - 1
+                yield (call.end_lineno, at, call.end_lineno, at, f"{name}={name}")
 
 
 def _directions(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
