@@ -34,6 +34,23 @@ def test_the_suspects_are_swept_first_then_three_rewritten_whole_then_the_values
     assert lineup.rounds[("pkg/mod.py", "b")] == 2 and ("pkg/mod.py", "g") not in lineup.rounds
 
 
+def test_a_suspect_the_tests_single_out_is_rewritten_whole_right_after_its_sweep():
+    """Every failing test runs its best line and no passing one does (score 1): swept, then sampled at once,
+    before the rest are swept; a long one is not asked for whole, and a lower score waits for its turn."""
+    lineup = Lineup()
+    lineup.took(suspect("a"))  # the opening's round, sampled
+    clear = Target("pkg/mod.py", "b", "spectrum: b", size=5, score=1.0)
+    lineup.suspects = [clear, suspect("c"), suspect("d")]
+    taken = order(lineup)
+    assert taken[:3] == [("b", True), ("b", False), ("c", True)]
+    assert taken.count(("b", False)) == 1
+    lineup = Lineup()
+    lineup.took(suspect("a"))
+    lineup.suspects = [Target("pkg/mod.py", "big", "spectrum", size=300, score=1.0),
+                       Target("pkg/mod.py", "b", "spectrum", size=5, score=0.5), suspect("c")]
+    assert order(lineup)[:3] == [("big", True), ("b", True), ("c", True)]
+
+
 def test_with_block_rewrites_a_long_suspect_is_rewritten_whole_in_its_turn():
     lineup = Lineup(blocks=True)
     lineup.took(suspect("a"))

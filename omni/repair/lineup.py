@@ -5,7 +5,10 @@ tests' ranking, ties included) are first swept: up to MAX_SWEPT of them, best fi
 alone (no model call: seconds on a small package, a minute at most), definitions too long to ask for whole among
 them. Only then are the swept ones rewritten whole by sampled rounds (about two and a half minutes each on a CPU
 server), up to MAX_SUSPECTS in all with the opening's: a ranking that put the fault sixth then costs seconds, not
-the run. A round whose best candidate passed the check and broke tests is a near miss: the place is right, so its
+the run. A suspect the tests single out (every failing test runs its best line and no passing one does: a score of
+CLEAR) is rewritten whole as soon as it is swept, before the rest are: the sweep is for a ranking in doubt, and a
+run that swept six more first ran out of time before it came back to the one the tests named (run BG).
+A round whose best candidate passed the check and broke tests is a near miss: the place is right, so its
 definition comes first again, sampled. Then each value the definitions rewritten read (a table, a pattern:
 values_of), up to MAX_VALUES: the suspects have the tests' evidence, a value only its reader's. At most ROUNDS
 rounds per definition; a definition a step was taken on, or a near miss, may have its second. With mechanical
@@ -24,6 +27,7 @@ MAX_SUSPECTS = 3  # definitions omni's own rounds rewrite whole (sampled), the o
 MAX_SWEPT = 7  # suspects tried by their mechanical candidates alone first (no model call: a minute at most each)
 MAX_VALUES = 2  # and values the definitions rewritten read (a table, a pattern: a few lines each), after the suspects
 MAX_LOOKED_UP = 5  # suspects looked up with nothing swept (mechanical candidates off)
+CLEAR = 0.99  # a spectrum score this high: every failing test ran the line and no passing test did (Ochiai 1)
 
 Place = tuple[str, str]  # (path, symbol)
 
@@ -72,12 +76,17 @@ class Lineup:
         tried = self.tried()
         suspects = [t for t in self.suspects or [] if (t.path, t.symbol) not in tried]
         fresh = [t for t in suspects if (t.path, t.symbol) not in self.rounds]
+        room = len(self.sampled - self.valued - again) < MAX_SUSPECTS
+        clear = [t for t in suspects if t.score >= CLEAR and (t.path, t.symbol) in self.swept - self.sampled
+                 and (self.blocks or not t.long)]
+        if clear and room:
+            return replace(clear[0], why=clear[0].why + "; the tests single it out, so it is rewritten whole first")
         if fresh and self.sampled and len(self.swept) < self.sweeps:  # the opening's round is sampled
             return replace(fresh[0], swept=True, why=fresh[0].why + "; tried by its one-change candidates alone, "
                            "before the suspects are rewritten whole")
         rewritable = [t for t in suspects if (self.blocks or not t.long) and
                       ((t.path, t.symbol) not in self.sampled or (t.path, t.symbol) in again)]
-        if rewritable and len(self.sampled - self.valued - again) < MAX_SUSPECTS:
+        if rewritable and room:
             return rewritable[0]
         values = [v for v in self.values if (v.path, v.symbol) not in tried][:MAX_VALUES - len(self.valued)]
         return values[0] if values else None

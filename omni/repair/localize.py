@@ -57,6 +57,7 @@ class Target:
     size: int = 0  # the definition's length in lines, when known
     reader: str = ""  # when the target is a value (a module's or a class's table, pattern, constant): who reads it
     swept: bool = False  # a suspect past those rewritten whole: tried by its mechanical candidates alone
+    score: float = 0.0  # the spectrum's score, for a suspect it ranked
 
     @property
     def long(self) -> bool:
@@ -153,7 +154,7 @@ def _suspect(spectrum: Spectrum, entry: dict) -> Target | None:
         return None
     return Target(found[0], found[1], f"the failing tests run it and the passing ones less: spectrum score "
                                       f"{entry['score']:.2f} at line {entry['lines'][0]}", tuple(entry["lines"]),
-                  tuple(map(tuple, entry.get("ran", []))), found[2])
+                  tuple(map(tuple, entry.get("ran", []))), found[2], score=float(entry["score"]))
 
 
 def values_of(sandbox: Sandbox, path: str, symbol: str) -> list[Target]:
