@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 import pytest
-from conftest import make_repo, own_sandbox
+from conftest import git, make_repo, own_sandbox
 
 from omni.results import Action
 from omni.box.sandbox import DockerSandbox, SandboxConfig
@@ -514,6 +514,24 @@ def test_lint_code_in_the_files_own_style_is_not_new_but_another_rule_is(box):
     assert "F841 Local variable `unused` is assigned to but never used" in result.output
     assert "1 new in this run" in result.error and result.details["new_findings"] == [
         "styled.py: F841 Local variable `unused` is assigned to but never used"]
+
+
+def test_an_executable_file_an_edit_leaves_executable_has_no_new_lint_problem(tmp_path):
+    """ruff's EXE rules read a file's mode: the starting state is linted with each file's mode as it was, so an
+    executable module without a shebang (as some packages ship theirs) is a problem there before the run."""
+    files = {"ruff.toml": "[lint]\nextend-select = ['EXE']\n", "tool.py": "def f():\n    return 1\n"}
+
+    def executable(repo):
+        (repo / "tool.py").chmod(0o755)
+        git(repo, "add", "tool.py")
+        git(repo, "commit", "-qm", "executable")
+
+    with own_sandbox(tmp_path, "modes", files, prepare=executable) as box:
+        edited = call(box, "replace_in_file", path="tool.py", old_text="return 1", new_text="return 2")
+        assert edited.success, edited.error
+        linted = call(box, "lint", paths=["tool.py"])
+        assert "EXE002" in linted.output and "[there before this run]" in linted.output, linted.output
+        assert linted.success and linted.details["new_findings"] == []
 
 
 def test_git_status_and_diff_show_the_runs_changes(box):

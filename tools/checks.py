@@ -59,6 +59,8 @@ def _before(ctx: Context, targets: list[str]) -> Counter | None:
     files = [t for t in targets if (ctx.root / t).is_file()]
     if len(files) != len(targets):
         return None  # directories: no per-file comparison
+    listed = ctx.run(["git", "ls-tree", "-z", ctx.base_rev, "--", *files], timeout=30).output if files else ""
+    executable = {entry.partition("\t")[2] for entry in listed.split("\0") if entry.startswith("100755 ")}
     with tempfile.TemporaryDirectory(prefix="omni-lint-") as tmp:
         present = []
         for path in files:
@@ -67,6 +69,8 @@ def _before(ctx: Context, targets: list[str]) -> Counter | None:
                 os.makedirs(os.path.dirname(os.path.join(tmp, path)), exist_ok=True)
                 with open(os.path.join(tmp, path), "w", encoding="utf-8") as handle:
                     handle.write(shown.output)
+                if path in executable:  # as it was: ruff's EXE rules read the mode (an executable with no shebang)
+                    os.chmod(os.path.join(tmp, path), 0o755)
                 present.append(os.path.join(tmp, path))
         found = _ruff(ctx, present, tmp, _project_config(ctx)) if present else []
     return None if found is None else Counter((i["rel"], i.get("code"), i["message"]) for i in found)
