@@ -401,6 +401,15 @@ def test_replace_symbol_adds_a_missing_top_level_definition_and_replace_in_file_
     two = call(box, "replace_symbol", path="funcs.py", symbol="rev",
         new_source="def rev(self, a):\n    return a[::-1]\n")
     assert not two.success and "'rev' names 2 definitions in funcs.py: F.rev, G.rev" in two.error
+    # A method its class does not have yet is added at the end of that class; with no such class, nothing is.
+    grown = call(box, "replace_symbol", path="funcs.py", symbol="F.twice",
+                 new_source="def twice(self, a):\n    return a * 2\n")
+    assert grown.success and "replace_symbol F.twice (added to F: it was not defined)" in grown.output, grown.error
+    assert (box.root / "funcs.py").read_text().startswith("class F:\n    def rev(self, a):\n        return a\n\n"
+                                                          "    def twice(self, a):\n        return a * 2\n\n\nclass G:")
+    nowhere = call(box, "replace_symbol", path="funcs.py", symbol="Missing.twice",
+                   new_source="def twice(self, a):\n    return a * 2\n")
+    assert not nowhere.success and "no class or function named 'Missing.twice'" in nowhere.error
 
 
 UNITS = ('"""Durations."""\nimport logging\nimport re\n\n_PART = re.compile(r"(\\d+)([hms])")\n'
@@ -654,6 +663,18 @@ def test_a_test_file_that_fails_to_collect_is_named_by_its_path(tmp_path, docker
         assert ran.details["missing"] == {"tests/unit/test_helper.py": "no_such_helper_xyz"}
         again = box.run_tool("run_tests", {"selection": ["tests/unit/test_helper.py"]}, 60)
         assert again.details["failing"] == ["tests/unit/test_helper.py"] and "no_such_helper_xyz" in again.output
+
+
+def test_a_failing_doctest_of_a_text_file_is_named_by_its_path(tmp_path, docker_engine):
+    # pytest's junit report names a text file's doctest (--doctest-glob) by its dotted path, suffix and all: the
+    # id must be the file itself, or neither run_tests nor the spectrum can run it again.
+    files = {**SRC_LAYOUT, "pytest.ini": "[pytest]\npythonpath = src\naddopts = --doctest-glob='*.rst'\n",
+             "docs/usage-guide.rst": "Usage\n=====\n\n>>> from stats.core import middle\n>>> middle([5, 1, 3])\n5\n"}
+    with own_sandbox(tmp_path, "doctests", files) as box:
+        ran = box.run_tool("run_tests", {}, 120)
+        assert "docs/usage-guide.rst::usage-guide.rst" in ran.details["failing"], ran.details["failing"]
+        again = box.run_tool("run_tests", {"selection": ["docs/usage-guide.rst::usage-guide.rst"]}, 60)
+        assert again.details["failing"] == ["docs/usage-guide.rst::usage-guide.rst"], again.output
 
 
 SPECTRUM = {

@@ -134,7 +134,8 @@ def lint(ctx: Context, paths: list[str] | None = None) -> dict:
 def _test_id(root, classname: str, name: str) -> str:
     """pytest's id of a junit test case: the longest dotted prefix of classname that is a file under root
     is the module, the rest its classes (tests.test_idna.IDNATests -> tests/test_idna.py::IDNATests). A module
-    that failed to collect has no classname and its dotted name as name (tests.test_b -> tests/test_b.py)."""
+    that failed to collect has no classname and its dotted name as name (tests.test_b -> tests/test_b.py). A text
+    file's doctest (--doctest-glob) is the file with its suffix (docs.usage.rst -> docs/usage.rst::usage.rst)."""
     if not classname and (module := "/".join(_pieces(name)) + ".py") and (root / module).is_file():
         return module
     parts = _pieces(classname)
@@ -142,6 +143,10 @@ def _test_id(root, classname: str, name: str) -> str:
         module = "/".join(parts[:cut]) + ".py"
         if (root / module).is_file():
             return "::".join([module, *parts[cut:], name])
+    for cut in range(len(parts), 1, -1):  # a doctest of a text file (docs/usage.rst): its last piece the suffix
+        document = "/".join(parts[:cut - 1]) + "." + parts[cut - 1]
+        if (root / document).is_file():
+            return "::".join([document, *parts[cut:], name])
     return "::".join(filter(None, [classname.replace(".", "/") + ".py" if classname else "", name]))
 
 

@@ -12,6 +12,7 @@ import libcst as cst
 from context import Context, result
 from edits import as_meant, gated_write, parses
 from files import all_files, numbered
+from pyadd import added_to_class, defines
 from pysource import definitions, is_named, values
 from values import named, replace_value, values_read
 from workspace import ToolError, not_utf8, read_text, resolve
@@ -313,7 +314,7 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
             symbol = owners[0]
             transformer = _Replace(symbol, new)
             updated = module.visit(transformer)
-    if transformer.hits == 0 and new is not None and "." not in symbol and _defines(new, symbol):
+    if transformer.hits == 0 and new is not None and "." not in symbol and defines(new, symbol):
         # A top-level definition that is not there yet is added at the end of the module: small models
         # reach for "replace" when they mean "write this function", and the intent is unambiguous.
         spaced = [new[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]), *new[1:]]
@@ -321,6 +322,10 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
         exported = None if symbol.startswith("_") else _export(updated, symbol)
         added = "added: it was not defined" + (", and listed in __all__" if exported else "")
         return gated_write(ctx, file, path, text, (exported or updated).code, f"{what} {symbol} ({added})")
+    owner, _, name = symbol.rpartition(".")  # a method its class does not have yet: added to the class
+    if transformer.hits == 0 and new is not None and owner and defines(new, name) \
+            and (grown := added_to_class(module, owner, new)) is not None:
+        return gated_write(ctx, file, path, text, grown.code, f"{what} {symbol} (added to {owner}: it was not defined)")
     if transformer.hits == 0:
         raise _not_found(module, symbol, path)
     return gated_write(ctx, file, path, text, updated.code, f"{what} {symbol}")
@@ -356,10 +361,6 @@ def _export(module: cst.Module, name: str) -> cst.Module | None:
         listed = statement.with_changes(body=[assign.with_changes(value=names.with_changes(elements=elements))])
         return module.with_changes(body=[*module.body[:n], listed, *module.body[n + 1:]])
     return None
-
-
-def _defines(statements: list[cst.BaseStatement], name: str) -> bool:
-    return any(isinstance(s, Definition) and s.name.value == name for s in statements)
 
 
 def replace_symbol(ctx: Context, path: str, symbol: str, new_source: str) -> dict:
