@@ -49,6 +49,10 @@ def test_a_suspect_the_tests_single_out_is_rewritten_whole_right_after_its_sweep
     lineup.suspects = [Target("pkg/mod.py", "big", "spectrum", size=300, score=1.0),
                        Target("pkg/mod.py", "b", "spectrum", size=5, score=0.5), suspect("c")]
     assert order(lineup)[:3] == [("big", True), ("b", True), ("c", True)]
+    lineup = Lineup()  # a tie at the top: the ranking is in doubt, and the sweep goes on first
+    lineup.took(suspect("a"))
+    lineup.suspects = [Target("pkg/mod.py", n, "spectrum", size=5, score=1.0) for n in "bcd"]
+    assert order(lineup)[:3] == [("b", True), ("c", True), ("d", True)]
 
 
 def test_with_block_rewrites_a_long_suspect_is_rewritten_whole_in_its_turn():

@@ -1,8 +1,7 @@
-"""Every tool, declared once: its name (the class name), description (the docstring), typed parameters, kind,
-whether the small-model profile (--tools core) offers it, the tools/ module that implements it (a function of the
-same name; a host tool with a module has a sandbox half), and the model of its result's details. The host makes
-the model-facing schemas, argument validation and tool groups from these, the tool server its dispatch table.
-Descriptions name the form of an argument, never a value that could pass for a real one: small models copy them."""
+"""Every tool, declared once: its name (the class name), description (the docstring), typed parameters, kind, whether
+--tools core offers it, its tools/ module (a function of the same name; a host tool with one has a sandbox half) and
+details model. The host makes the model's schemas, validation and tool groups from these, the tool server its dispatch
+table. Descriptions name an argument's form, never a value: small models copy them."""
 
 from __future__ import annotations
 
@@ -71,8 +70,7 @@ class SymbolDetails(Details):
     blocks: list[str] = Field(default_factory=list, description="each match as shown, best first")
     sources: list[str] = Field(default_factory=list, description="each match's source, without line numbers")
     reads: list[Definition] = Field(default_factory=list, description="the values the first match reads")
-    read_on: Definition | None = Field(None, description="the first match's lines not shown (a long one is shown "
-                                       "in part): from its start to the end of the definition")
+    read_on: Definition | None = None  # the first match's lines left out (a long one is shown in part), to its end
 
 
 class EditDetails(Details):

@@ -235,8 +235,8 @@ class Reproduction:
         return code, tests, said
 
     def _defined(self, code: str) -> str:
-        """The file with an import of each name it reads and binds nowhere that the project defines (`TTLCache`,
-        used and never imported: `from cachetools import TTLCache`), asked of the project's Python: where the
+        """The file with an import of each name it reads and binds nowhere that the project defines (`Ledger`,
+        used and never imported: `from books.ledger import Ledger`), asked of the project's Python: where the
         definition omni's examples find by that name lives. A name the project does not define is left to the lint
         guard, whose message goes back to the model."""
         names = sorted(lacking(code))[:LOOKED_UP]

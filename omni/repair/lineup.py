@@ -6,8 +6,9 @@ alone (no model call: seconds on a small package, a minute at most), definitions
 them. Only then are the swept ones rewritten whole by sampled rounds (about two and a half minutes each on a CPU
 server), up to MAX_SUSPECTS in all with the opening's: a ranking that put the fault sixth then costs seconds, not
 the run. A suspect the tests single out (every failing test runs its best line and no passing one does: a score of
-CLEAR) is rewritten whole as soon as it is swept, before the rest are: the sweep is for a ranking in doubt, and a
-run that swept six more first ran out of time before it came back to the one the tests named (run BG).
+CLEAR, and no other suspect as high) is rewritten whole as soon as it is swept, before the rest are: the sweep is
+for a ranking in doubt, and a run that swept three more first ran out of time before it came back to the one the
+tests named (run BG).
 A round whose best candidate passed the check and broke tests is a near miss: the place is right, so its
 definition comes first again, sampled. Then each value the definitions rewritten read (a table, a pattern:
 values_of), up to MAX_VALUES: the suspects have the tests' evidence, a value only its reader's. At most ROUNDS
@@ -77,8 +78,8 @@ class Lineup:
         suspects = [t for t in self.suspects or [] if (t.path, t.symbol) not in tried]
         fresh = [t for t in suspects if (t.path, t.symbol) not in self.rounds]
         room = len(self.sampled - self.valued - again) < MAX_SUSPECTS
-        clear = [t for t in suspects if t.score >= CLEAR and (t.path, t.symbol) in self.swept - self.sampled
-                 and (self.blocks or not t.long)]
+        clear = [t for t in self._singled_out() if (t.path, t.symbol) in self.swept - self.sampled
+                 and (t.path, t.symbol) in {(s.path, s.symbol) for s in suspects} and (self.blocks or not t.long)]
         if clear and room:
             return replace(clear[0], why=clear[0].why + "; the tests single it out, so it is rewritten whole first")
         if fresh and self.sampled and len(self.swept) < self.sweeps:  # the opening's round is sampled
@@ -90,6 +91,14 @@ class Lineup:
             return rewritable[0]
         values = [v for v in self.values if (v.path, v.symbol) not in tried][:MAX_VALUES - len(self.valued)]
         return values[0] if values else None
+
+    def _singled_out(self) -> list[Target]:
+        """The spectrum's best suspect when the tests single it out: a score of CLEAR, and no other as high (a tie
+        at the top is a ranking in doubt: one example as the failing side scores all it runs alike)."""
+        ranked = self.suspects or []
+        if not ranked or ranked[0].score < CLEAR or (len(ranked) > 1 and ranked[1].score >= ranked[0].score):
+            return []
+        return ranked[:1]
 
     def took(self, target: Target) -> None:
         """A round on target begins."""
