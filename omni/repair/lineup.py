@@ -78,10 +78,10 @@ class Lineup:
         suspects = [t for t in self.suspects or [] if (t.path, t.symbol) not in tried]
         fresh = [t for t in suspects if (t.path, t.symbol) not in self.rounds]
         room = len(self.sampled - self.valued - again) < MAX_SUSPECTS
-        clear = [t for t in self._singled_out() if (t.path, t.symbol) in self.swept - self.sampled
-                 and (t.path, t.symbol) in {(s.path, s.symbol) for s in suspects} and (self.blocks or not t.long)]
-        if clear and room:
-            return replace(clear[0], why=clear[0].why + "; the tests single it out, so it is rewritten whole first")
+        top = self._singled_out()
+        if top in suspects and (top.path, top.symbol) in self.swept - self.sampled and (self.blocks or not top.long) \
+                and room:
+            return replace(top, why=top.why + "; the tests single it out, so it is rewritten whole first")
         if fresh and self.sampled and len(self.swept) < self.sweeps:  # the opening's round is sampled
             return replace(fresh[0], swept=True, why=fresh[0].why + "; tried by its one-change candidates alone, "
                            "before the suspects are rewritten whole")
@@ -92,13 +92,13 @@ class Lineup:
         values = [v for v in self.values if (v.path, v.symbol) not in tried][:MAX_VALUES - len(self.valued)]
         return values[0] if values else None
 
-    def _singled_out(self) -> list[Target]:
+    def _singled_out(self) -> Target | None:
         """The spectrum's best suspect when the tests single it out: a score of CLEAR, and no other as high (a tie
         at the top is a ranking in doubt: one example as the failing side scores all it runs alike)."""
         ranked = self.suspects or []
         if not ranked or ranked[0].score < CLEAR or (len(ranked) > 1 and ranked[1].score >= ranked[0].score):
-            return []
-        return ranked[:1]
+            return None
+        return ranked[0]
 
     def took(self, target: Target) -> None:
         """A round on target begins."""
