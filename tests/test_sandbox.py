@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+import docker
 import pytest
 from conftest import CALC, clean_env, git, make_repo, run_omni
 
@@ -232,6 +233,32 @@ def test_stale_sandboxes_are_removed(docker_engine):
     finally:
         live.remove(force=True)
         other.remove(force=True)
+
+
+def test_runs_at_once_remove_the_same_stale_sandboxes_without_failing(docker_engine):
+    """omni batch starts many runs together: each clears what a killed run left, and a removal that another run
+    has under way (409) or has done (404) is that run's, not an error that stops this one."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = [docker_engine.containers.run("omni-sandbox:0.1.0", ["sleep", "600"], detach=True,
+                                          labels={LABEL: f"stale-{n}", "org.omni.pid": str(dead.pid),
+                                                  "org.omni.host": socket.gethostname()}) for n in range(6)]
+    start, found, failed = threading.Barrier(4), [], []
+
+    def clear() -> None:
+        start.wait()
+        try:
+            found.extend(remove_stale(docker.from_env(timeout=120)))
+        except Exception as exc:  # noqa: BLE001 - the failure this test is about
+            failed.append(exc)
+
+    workers = [threading.Thread(target=clear) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=300)
+    assert failed == [] and {c.name for c in stale} <= set(found)
+    assert not {c.id for c in docker_engine.containers.list(all=True)} & {c.id for c in stale}
 
 
 # ---- the user's repository ----------------------------------------------------------------------

@@ -292,7 +292,10 @@ def remove_stale_run_dirs() -> list[str]:
     for folder in Path(tempfile.gettempdir()).glob("omni-*"):
         name = folder.name
         if name.startswith("omni-ipc-"):  # made before run folders carried a pid: stale after a day
-            stale = time.time() - folder.stat().st_mtime > 24 * 3600
+            try:
+                stale = time.time() - folder.stat().st_mtime > 24 * 3600
+            except FileNotFoundError:  # another omni removed it meanwhile (runs at once)
+                continue
         elif name.startswith(RUN_DIR_PREFIX):
             owner = name[len(RUN_DIR_PREFIX):].split("-", 1)[0]
             stale = not (owner.isdigit() and pid_alive(int(owner)))

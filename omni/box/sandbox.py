@@ -66,8 +66,10 @@ def remove_stale(client) -> list[str]:
             continue
         try:
             client.api.remove_container(found["Id"], force=True, v=True)  # with its volumes (a copied workspace's)
-        except docker.errors.NotFound:
-            continue
+        except docker.errors.APIError as exc:  # gone (404), or another omni's removal of it under way (409)
+            if exc.status_code in (404, 409):
+                continue
+            raise
         removed.append((found.get("Names") or [found["Id"][:12]])[0].lstrip("/"))
     return removed
 
