@@ -5,28 +5,17 @@ is there, once, and the new code defines the method (a top-level definition is a
 from __future__ import annotations
 
 import libcst as cst
+from qualnames import AtQualname
 
 
-class _AddTo(cst.CSTTransformer):
+class _AddTo(AtQualname):
     def __init__(self, owner: str, new: list[cst.BaseStatement]):
-        self.owner, self.new, self.stack, self.hits = owner, new, [], 0
+        super().__init__()
+        self.owner, self.new, self.hits = owner, new, 0
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.stack.append(node.name.value)
-        return True
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.stack.append(node.name.value)
-        return True
-
-    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        self.stack.pop()
-        return updated
-
-    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
-        here = ".".join(self.stack)
-        self.stack.pop()
-        if here != self.owner or not isinstance(updated.body, cst.IndentedBlock):
+    def at(self, qualname: str, original, updated):
+        if qualname != self.owner or not isinstance(updated, cst.ClassDef) \
+                or not isinstance(updated.body, cst.IndentedBlock):
             return updated
         self.hits += 1
         spaced = [self.new[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)]), *self.new[1:]]

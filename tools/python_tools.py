@@ -14,6 +14,7 @@ from edits import as_meant, gated_write, parses
 from files import all_files, numbered
 from pyadd import added_to_class, defines
 from pysource import definitions, is_named, values
+from qualnames import AtQualname
 from values import named, replace_value, values_read
 from workspace import ToolError, not_utf8, read_text, resolve
 
@@ -175,18 +176,13 @@ def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
                   sources=["\n".join(m[5][m[3] - 1:m[4]]) for m in matches[:SYMBOL_MATCHES]])
 
 
-class _Replace(cst.CSTTransformer):
+class _Replace(AtQualname):
     def __init__(self, qualname: str, new: list[cst.BaseStatement] | None):
-        self.qualname, self.new, self.stack, self.hits = qualname, new, [], 0
+        super().__init__()
+        self.qualname, self.new, self.hits = qualname, new, 0
 
-    def _visit(self, node) -> bool:
-        self.stack.append(node.name.value)
-        return True
-
-    def _leave(self, original, updated):
-        here = ".".join(self.stack)
-        self.stack.pop()
-        if here != self.qualname:
+    def at(self, qualname: str, original, updated):
+        if qualname != self.qualname:
             return updated
         self.hits += 1
         if self.new is None:
@@ -202,9 +198,6 @@ class _Replace(cst.CSTTransformer):
         if not first.leading_lines and original.leading_lines:
             first = first.with_changes(leading_lines=original.leading_lines)  # keep comments above
         return cst.FlattenSentinel([first, *self.new[1:]])
-
-    visit_ClassDef = visit_FunctionDef = _visit
-    leave_ClassDef = leave_FunctionDef = _leave
 
 
 def _names(statement: cst.BaseStatement) -> set[str]:
