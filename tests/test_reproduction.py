@@ -418,3 +418,23 @@ def test_a_test_file_comes_in_a_fence_and_its_names_the_project_defines_are_impo
     assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"]
     asked = fake.requests[3]
     assert "```python code block" in asked["messages"][-1]["content"] and not asked.get("response_format")
+
+
+def test_a_later_test_try_is_sampled_warm_and_a_file_written_again_is_not_run_again(tmp_path, fake, docker_engine):
+    """Asked again at temperature 0, a small model writes the same file whatever its feedback says: a later try
+    asks for two files at once at a temperature. One the same as the first try's is not run again (its earlier
+    outcome is said for it); the other shows the problem and is the check."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    no_example = {"choices": [HOLDS["text"], MISCALLED["text"]]}
+    fake.add(PLAN, no_example, no_example, PASSES, {"choices": [PASSES["text"], SHOWS["text"]]}, FIX, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    assert fake.requests[3].get("n", 1) == 1 and fake.requests[3].get("temperature") == 0  # the first try: greedy
+    assert fake.requests[4]["n"] == 2 and fake.requests[4]["temperature"] == 0.7
+    tries = [e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test"]
+    assert [(t["attempt"], t["sample"], t["fails_as_it_should"]) for t in tries] == [(1, 0, False), (2, 1, False),
+                                                                                     (2, 2, True)]
+    assert tries[1]["outcome"].startswith("It is the same file as an earlier try, whose run said: It passed")
+    (check,) = checks(run)
+    assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 2" in check["result"]
+    assert "return a + b" in (repo / "calc.py").read_text()

@@ -4,12 +4,7 @@ confirms shows the problem on the starting code. Re-asked, with what went wrong,
 - first as an example, one call and the value it should give (a reply of a few dozen tokens, whose names the
   sandbox finds without an import), a few sampled at once and the one they agree on taken; it joins the goal's
   examples, so it is checked, probed and traced as they are;
-- then as a short test file, for a problem one expression cannot show, in a ```python block: asked for the file as
-  a JSON string (constrained to a schema), a small model wrote a placeholder for it (`<path>`) or the file escaped
-  twice and fenced inside the string, until the length cap. A reply in JSON anyway is still read.
-
-The reproduction test lives in the workspace's .omni/check/ folder: pytest runs it when named, the full
-suite does not collect it (a dot folder), and it never enters the run's diff."""
+- then as a short test file, for a problem one expression cannot show (omni/check/reproduction_file.py)."""
 
 from __future__ import annotations
 
@@ -23,35 +18,23 @@ from pydantic import BaseModel, Field, ValidationError
 
 from omni.box.toolbox import details
 from omni.check.agreement import agreed
-from omni.check.asserts import asserted_examples
-from omni.check.cutoff import salvaged
 from omni.check.examples import Evaluation, GoalExamples, evaluate
 from omni.check.forms import of_another_form, other_form
-from omni.check.mend import imported, lacking, mended
+from omni.check.reproduction_file import ReproductionFile
 from omni.check.written import bare_words, read_example
 from omni.goal.examples import Example
 from omni.goal.reading import names_word, speaks_of_errors
-from omni.model.textmode import code_of, json_object
+from omni.model.textmode import json_object
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
 
-PATH = ".omni/check/test_reproduce.py"
-ASSERTIONS = {"AssertionError", "Failed"}  # a failed assert, or pytest.raises/pytest.fail: the behaviour is wrong
 SHOWN_IMPORTS = 6  # the project's tests' most common import lines of its own code, shown to the test's writer
-MAX_TOKENS = 384  # a reply's cap: a test file of one or two short tests is 100-300 tokens; a small model that runs
-                  # on past that repeats itself to the configured cap (1,024 with --local: two minutes on a CPU), and
-                  # the complete part of a reply cut at this cap is still run
 EXAMPLE_TOKENS = 200  # an example's reply: one call and one value, 20-80 tokens
 EXAMPLE_SAMPLES = 4  # examples asked at once in a try (a llama.cpp server's slots write them together), at most
 EXAMPLE_TEMPERATURE = 0.7  # warm enough that a small model's answers differ where it is unsure
 # What a call raises when it is called wrongly, not when the code goes wrong: never a reproduction by itself.
 UNKNOWN_NAME = {"NameError", "ModuleNotFoundError"}  # what a name that is nowhere raises in an example
-LOOKED_UP = 8  # undefined names of a test file looked up in the project, at most (a test's own names are few)
 MISUSE = {"NameError", "ImportError", "ModuleNotFoundError", "SyntaxError", "TypeError", "AttributeError"}
-
-
-class ReproductionTest(BaseModel):  # how a reply in JSON is read, though a fenced file is asked for
-    test_code: str = Field(description="a complete pytest file: imports, then one or two short test functions")
 
 
 class ReproductionExample(BaseModel):
@@ -103,20 +86,11 @@ class Reproduction:
         shown = self._by_example(messages, imports)
         if shown:
             return shown
-        feedback = ""
-        for attempt in range(1, self.attempts + 1):
-            prompt = self.prompts.render("reproduce", goal=self.goal, path=PATH, feedback=feedback, imports=imports)
-            reply = self.model.text(messages(prompt), tools=self.tools, max_tokens=MAX_TOKENS)  # a fenced file
-            self.meter.count(reply.usage, "reproduction")
-            code, tests, said = self._tried(reply, imports)
-            self.events.emit("reproduction_try", attempt=attempt, form="test", code=code,
-                             fails_as_it_should=bool(tests), outcome=said)  # what each try did, for the record
-            if tests:
-                self.tests = tests
-                return Established("reproduction test", tests,
-                                   f"fails on the starting code as it should ({said}; try {attempt})")
-            feedback = said
-        self.sandbox.run_tool("delete_file", {"path": PATH}, 30)
+        tests, said = ReproductionFile(self.model, self.sandbox, self.prompts, self.events, self.meter, self.goal,
+                                       self.tools, self.attempts, self.example_samples).written(messages, imports)
+        if tests:
+            self.tests = tests
+            return Established("reproduction test", tests, f"fails on the starting code as it should ({said})")
         tried = f"{self.example_attempts} example(s) and " if self.example_attempts else ""
         return Established("none", [], f"no reproduction showed the problem on the starting code ({tried}"
                                        f"{self.attempts} test(s) tried)")
@@ -200,70 +174,10 @@ class Reproduction:
                 return again, ""
         return done, error
 
-    def _wrong_form(self, code: str) -> str:
-        """What makes a failing test unable to pass whatever the fix, or "": an assertion read as an example
-        (omni/check/asserts.py) that compares the code's value with a value of another form."""
-        done, _ = evaluate(self.sandbox, asserted_examples(code))  # not evaluated: nothing is known against it
-        for got in done:
-            if not got.holds and not got.raised and (form := other_form(got.example.expected, got.got)):
-                return "One of its assertions: " + of_another_form(got.example.expression, got.got, form)
-        return ""
-
     def _raise_shows_it(self, raised: str) -> bool:
         """Whether an example that raises shows the goal's problem: the goal names that exception, or speaks of
         an error or a crash and it is not what a wrong call raises."""
         return names_word(self.goal, raised) or (raised not in MISUSE and speaks_of_errors(self.goal))
-
-    def _tried(self, reply, imports: str) -> tuple[str, list[str], str]:
-        """One reply's test written and run: (its code, its failing tests, the run's headline) when it fails on an
-        assertion, else (its code, [], what went wrong, for the next try's prompt). A reply cut off at the cap is
-        run for its complete part (omni/check/cutoff.py); one with none is not run, and its code is the reply as
-        it came, so the record shows where it ran on."""
-        cut = reply.finish_reason == "length"
-        code = mended(salvaged(reply.text) if cut else _test_code(reply.text), imports)  # a fence, a lacking import
-        if cut and not code:
-            return reply.text, [], (f"Your reply was cut off at the length limit ({MAX_TOKENS} tokens) before the "
-                                    "file was complete. Write a shorter file: the imports and one short test function.")
-        if not code:
-            return "", [], "Your reply held no test file. Answer with the complete file in one ```python block."
-        code, tests, said = self._ran(self._defined(code))
-        if cut and tests:
-            said += "; the complete part of a reply cut off at the length limit"
-        elif cut:
-            said = (f"Your reply ran to the length limit ({MAX_TOKENS} tokens): write a shorter file. Its complete "
-                    f"part was run. {said}")
-        return code, tests, said
-
-    def _defined(self, code: str) -> str:
-        """The file with an import of each name it reads and binds nowhere that the project defines (`Ledger`,
-        used and never imported: `from books.ledger import Ledger`), asked of the project's Python: where the
-        definition omni's examples find by that name lives. A name the project does not define is left to the lint
-        guard, whose message goes back to the model."""
-        names = sorted(lacking(code))[:LOOKED_UP]
-        done, _ = evaluate(self.sandbox, [Example(f"{name}.__module__", "None") for name in names])
-        lines = [f"from {module} import {name}" for name, got in zip(names, done, strict=False)
-                 if not got.raised and (module := _module_name(got.got))]
-        return imported(code, lines)
-
-    def _ran(self, code: str) -> tuple[str, list[str], str]:
-        """A test file written and run, as `_tried` returns it."""
-        written = self.sandbox.run_tool("create_file", {"path": PATH, "content": code, "overwrite": True}, 60)
-        if not written.success:
-            return code, [], f"The file could not be written: {written.error[:300]}"
-        ran = self.sandbox.run_tool("run_tests", {"selection": [PATH], "timeout": 120}, 150)
-        found = details("run_tests", ran)
-        counts = found.summary
-        wrong = sorted({found.raised.get(t) or "AssertionError" for t in found.failing} - ASSERTIONS)  # unknown: ok
-        if counts is not None and counts.failed and not counts.errors and not wrong:
-            form = self._wrong_form(code)
-            return (code, [], form) if form else (code, list(found.failing), found.headline)
-        if counts is not None and not counts.failed and not counts.errors:
-            return code, [], ("It passed on the starting code, so it does not show the problem: test the behaviour "
-                              "the goal says is wrong.")
-        what = f"it raised {', '.join(wrong)}" if wrong else "an error"
-        return code, [], (f"It did not fail on an assertion ({what}): the test itself is wrong, in how it imports "
-                          "or calls the code. Fix that, and assert the behaviour.\n" + (ran.output or ran.error)[-800:])
-
 
 def _not_a_call(example: Example) -> str:
     """What is wrong with an example as written, or "": both sides Python expressions, the first with a call. Said
@@ -282,22 +196,6 @@ def _not_a_call(example: Example) -> str:
             return ("the expression you wrote is a print, which gives None whatever the code does: write the call "
                     "itself, and the value it should give.")
     return ""
-
-
-def _module_name(value: str) -> str:
-    """The dotted module name a repr of a text holds (`'pkg.sub'`), else ""."""
-    try:
-        text = ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return ""
-    return text if isinstance(text, str) and all(p.isidentifier() for p in text.split(".")) else ""
-
-
-def _test_code(text: str) -> str:
-    try:
-        return ReproductionTest.model_validate(json_object(text)).test_code.strip()
-    except (ValueError, ValidationError):
-        return code_of(text)
 
 
 def imports_in_tests(sandbox: Sandbox) -> str:

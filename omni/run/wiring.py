@@ -16,7 +16,7 @@ from omni.box.workspace import Workspace, WorkspaceTooLarge
 from omni.check.examples import GoalExamples
 from omni.check.environment import not_installed, note
 from omni.check.gate import FinishGate, TestState
-from omni.check.reproduction import PATH as REPRODUCTION_PATH
+from omni.check.reproduction_file import PATH as REPRODUCTION_PATH
 from omni.check.reproduction import Reproduction
 from omni.check.settled import Check, CheckNow
 from omni.delegate.aider import AiderDelegate, AiderOptions, INTERACTIVE
