@@ -217,3 +217,37 @@ def test_what_pytests_report_of_a_failed_assert_runs_counts_on_neither_side(tmp_
         assert not {"V.__repr__", "V.text"} & {s["symbol"] for s in ranked}  # else 1.00: only failing tests
     finally:
         box.close()
+
+
+MONEY = {
+    "money.py": ("class Money:\n    def __init__(self, cents):\n        self.cents = cents\n\n"
+                 "    def __eq__(self, other):\n        if self.cents == other.cents:\n            return True\n"
+                 "        return False\n\n\n"
+                 "def parse(text):\n    sign = 1\n    if text.startswith('-'):\n        text = text[1:]\n"
+                 "    return Money(sign * int(text))\n\n\n"
+                 "def money(cents):\n    return Money(cents)\n"),
+    "tests/test_money.py": ("from money import money, parse\n\n\n"
+                            "def test_negative():\n    assert parse('-5') == money(-5)\n\n\n"
+                            "def test_positive():\n    assert parse('5') == money(5)\n\n\n"
+                            "def test_zero():\n    assert parse('0') == money(0)\n"),
+}
+
+
+def test_the_assertions_own_comparison_is_no_suspect_unless_the_goal_speaks_of_comparing(tmp_path):
+    """`assert parse('-5') == money(-5)` fails (two functions called: no rule before the spectrum names one), and Money.__eq__ takes its `return False` in that test alone: the
+    spectrum scores it as high as the fault in parse. It is left out of the ranking, so parse is the one suspect,
+    unless the goal speaks of comparing; then the comparison may be what is wrong, and it scores as parse does."""
+    box = LocalSandbox(make_repo(tmp_path / "repo", MONEY))
+    try:
+        failing = ["tests/test_money.py::test_negative"]
+        reading = read_goal("-5 comes back as 5: the minus sign is lost")
+        target = fix_target(box, reading, failing, [])
+        assert not reading.compares() and target is not None and (target.path, target.symbol) == ("money.py", "parse")
+        assert "spectrum score 1.00" in target.why, target
+        assert "Money.__eq__" not in [s["symbol"] for s in Spectrum(box, failing).ranked()]
+        comparing = read_goal("parsed amounts and money(-5) do not compare equal")
+        assert comparing.compares()
+        ranked = Spectrum(box, failing, compares=True).ranked()
+        assert {"Money.__eq__", "parse"} <= {s["symbol"] for s in ranked if s["score"] == ranked[0]["score"]}
+    finally:
+        box.close()

@@ -90,6 +90,11 @@ class GoalReading:
         """Whether the goal has this word as a word of its own (a module, a file's stem: `shapes` in shapes.py)."""
         return bool(re.search(rf"\b{re.escape(word)}\b", self.text))
 
+    def compares(self) -> bool:
+        """Whether the goal speaks of values being equal or compared ("two dates compare equal", `a != b`): then
+        the code that compares can be what goes wrong, not only the assertion's own tool."""
+        return bool(_COMPARING.search(self.text))
+
 
 def read_goal(text: str) -> GoalReading:
     files = [p.removeprefix("./") for p in _FILE.findall(text)]
@@ -207,6 +212,9 @@ def reports_a_fault(goal: str) -> bool:
 
 _ERRORS = re.compile(r"\b(?:rais(?:e|es|ed|ing)|throws?|threw|thrown|crash(?:es|ed|ing)?|exceptions?|errors?|"
                      r"tracebacks?)\b", re.I)
+
+_COMPARING = re.compile(r"==|!=|\b(?:equal(?:s|ity|led)?|unequal|compar(?:e|es|ed|ing|ison|isons)|same|identical|"
+                        r"differ(?:s|ent|ence)?|__eq__|__ne__)\b", re.I)
 
 
 def speaks_of_errors(goal: str) -> bool:

@@ -45,6 +45,11 @@ MAX_FAILING = 400  # failing tests in those files that make the spectrum's faili
 MAX_TRACED = 6  # rule 6 looks for the one short function among at most this many the examples ran
 _NOT_PROJECT = set(dir(builtins)) | {"self", "super"}
 _SHOWN = {"__repr__", "__str__"}  # methods that show a value: never the spectrum's suspects
+# What `assert got == expected` runs to compare: where the two differ, a custom __eq__ takes its unequal path in
+# the failing tests alone (the passing ones compare equal values), so the spectrum puts it first whatever the fault.
+# A suspect only when the goal speaks of comparing (GoalReading.compares); a rewrite that makes it say "equal"
+# passes every such assertion and fixes nothing.
+_COMPARES = {"__eq__", "__ne__"}
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,8 @@ def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], express
     called = _called(sandbox, tests[:MAX_TESTS], expressions)
     if len(called) == 1 and (found := definition(sandbox, called[0], near)):
         return Target(found[0], found[1], "the only function of the project that the check calls")
-    return _traced(sandbox, reading, expressions) or _suspected(spectrum or Spectrum(sandbox, tests))
+    return _traced(sandbox, reading, expressions) or _suspected(spectrum or Spectrum(sandbox, tests,
+                                                                                     compares=reading.compares()))
 
 
 def _suspected(spectrum: Spectrum) -> Target | None:
@@ -116,22 +122,24 @@ class Spectrum:
     leaves nothing applied). Make a new one for code that has changed."""
 
     def __init__(self, sandbox: Sandbox, tests: list[str], max_lines: int = MAX_LINES,
-                 examples: list[dict] | None = None, events: Events | None = None):
+                 examples: list[dict] | None = None, events: Events | None = None, compares: bool = False):
         self.sandbox, self.tests, self.max_lines = sandbox, tests, max_lines  # max_lines: of a suspect
+        self.left_out = _SHOWN if compares else _SHOWN | _COMPARES  # compares: the goal speaks of comparing
         self.examples = [e for e in examples or [] if e.get("expected")]  # the failing side when no test fails
         self.events = events  # told the ranking once it is made (the `spectrum` event), for the run's record
         self._ranked: list[dict] | None = None
 
     def ranked(self) -> list[dict]:
-        """Best first, without the methods that show a value (__repr__, __str__). What pytest's report of a failed
-        assert runs is left out by the tracer itself (tools/spectrum_run.py); these stay out also when a test shows
-        a value of its own accord."""
+        """Best first, without the methods that show a value (__repr__, __str__), nor, unless the goal speaks of
+        comparing, those an assertion compares with (__eq__, __ne__). What pytest's report of a failed assert runs is
+        left out by the tracer itself (tools/spectrum_run.py); these stay out also when a test shows a value of its
+        own accord."""
         if self._ranked is None:
             side = {"failing": self.failing()} if self.tests else \
                 {"examples": self.examples[:MAX_TESTS]} if self.examples else None
             ran = self.sandbox.run_tool("spectrum", side, 600) if side else None
             found = getattr(details("spectrum", ran), "suspects", []) if ran and ran.success else []
-            self._ranked = [s for s in found if s["symbol"].rsplit(".", 1)[-1] not in _SHOWN]
+            self._ranked = [s for s in found if s["symbol"].rsplit(".", 1)[-1] not in self.left_out]
             if self.events and ran:
                 self.events.emit("spectrum", side=next(iter(side)), error="" if ran.success else ran.error[:300],
                                  suspects=[{"path": s["path"], "symbol": s["symbol"], "score": s["score"],

@@ -141,7 +141,8 @@ class RepairStrategy:
     def _spectrum(self, check: Check) -> Spectrum:
         """The ranking of the check's failing tests, or of its examples when no test fails; its suspects may be
         long definitions (verified repair tries their mechanical candidates, or rewrites blocks of them)."""
-        return Spectrum(self.repair.sandbox, check.tests, MAX_DEFINITION, check.examples, self.events)
+        return Spectrum(self.repair.sandbox, check.tests, MAX_DEFINITION, check.examples, self.events,
+                        self.reading.compares())
 
     def after_action(self, action: Action, result: ToolResult) -> ToolResult:
         if self.repair is None:
