@@ -234,9 +234,10 @@ MONEY = {
 
 
 def test_the_assertions_own_comparison_is_no_suspect_unless_the_goal_speaks_of_comparing(tmp_path):
-    """`assert parse('-5') == money(-5)` fails (two functions called: no rule before the spectrum names one), and Money.__eq__ takes its `return False` in that test alone: the
-    spectrum scores it as high as the fault in parse. It is left out of the ranking, so parse is the one suspect,
-    unless the goal speaks of comparing; then the comparison may be what is wrong, and it scores as parse does."""
+    """`assert parse('-5') == money(-5)` fails (two functions called: no rule before the spectrum names one), and
+    Money.__eq__ takes its `return False` in that test alone: the spectrum scores it as high as the fault in parse.
+    It is left out of the ranking, so parse is the one suspect, unless the goal speaks of comparing; then the
+    comparison may be what is wrong, and it scores as parse does."""
     box = LocalSandbox(make_repo(tmp_path / "repo", MONEY))
     try:
         failing = ["tests/test_money.py::test_negative"]
