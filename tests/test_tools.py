@@ -525,6 +525,18 @@ def test_lint_code_in_the_files_own_style_is_not_new_but_another_rule_is(box):
         "styled.py: F841 Local variable `unused` is assigned to but never used"]
 
 
+def test_lint_changes_no_file_where_the_project_asks_ruff_to_fix(tmp_path):
+    """A project's `fix = true` makes a bare `ruff check` rewrite what it finds fixable (here it sorted __all__):
+    lint, and the gate's lint at the start and at the end, only read. The finding is reported as it stands."""
+    source = "__all__ = ['b', 'a']\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    files = {"pyproject.toml": "[tool.ruff]\nfix = true\nlint.select = ['RUF022']\n", "names.py": source}
+    with own_sandbox(tmp_path, "fixing", files) as box:
+        linted = call(box, "lint", paths=["names.py"])
+        assert "RUF022" in linted.output and "[there before this run]" in linted.output, linted.output
+        assert (box.workspace_obj.path / "names.py").read_text() == source
+        assert git(box.workspace_obj.path, "status", "--porcelain") == ""
+
+
 def test_an_executable_file_an_edit_leaves_executable_has_no_new_lint_problem(tmp_path):
     """ruff's EXE rules read a file's mode: the starting state is linted with each file's mode as it was, so an
     executable module without a shebang (as some packages ship theirs) is a problem there before the run."""

@@ -34,7 +34,8 @@ def _changed_files(ctx: Context) -> list[str]:
 
 
 def _ruff(ctx: Context, targets: list[str], cwd_root: str, config: str | None) -> list[dict] | None:
-    argv = [sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "json", "--exit-zero"]
+    # --no-fix: a project's `fix = true` would have this read-only look rewrite the files it reads
+    argv = [sys.executable, "-m", "ruff", "check", "--no-fix", "--no-cache", "--output-format", "json", "--exit-zero"]
     done = ctx.run(argv + (["--config", config] if config else []) + ["--", *targets], timeout=120)
     start = done.output.find("[")
     try:
