@@ -69,3 +69,26 @@ def test_of_passing_candidates_a_clean_one_is_applied_over_more_votes_and_the_ga
     diff = (run.run_dir / "diff.patch").read_text()
     assert "or val[0] == '`' and val[-1] == '`':" in diff and "None" not in diff and "elif" not in diff
     assert [e["decision"] for e in run.events() if e["kind"] == "gate"] == ["accept"]
+
+
+def test_a_line_the_candidate_made_too_long_is_formatted_alone_with_the_projects_settings(tmp_path, docker_engine):
+    """ruff has no fix for E501: the one line too long (over the project's 60) is formatted by ruff format
+    (--range), with the project's settings, and the candidate's lint is clean. Where the file had long lines
+    before, a long line is its style (as the gate judges it) and nothing is formatted."""
+    files = {"pyproject.toml": '[tool.ruff]\nline-length = 60\n[tool.ruff.lint]\nselect = ["E"]\n',
+             "calls.py": ("def combine(*parts):\n    return '-'.join(parts)\n\n\n"
+                          "def joined(first, second, third, fourth):\n"
+                          "    return combine(first, second, third)\n"),
+             "test_calls.py": "from calls import joined\n\n\ndef test_four():\n"
+                              "    assert joined('a', 'b', 'c', 'd') == 'a-b-c-d'\n"}
+    candidate = ("def joined(first, second, third, fourth):\n"
+                 "    return combine(first, second, third, fourth)  # all four, in order\n")
+    with own_sandbox(tmp_path, "wrap", files) as box:
+        tried = box.run_tool("try_fixes", {"path": "calls.py", "symbol": "joined", "candidates": [candidate],
+                                           "tests": ["test_calls.py::test_four"]}, 120)
+        assert tried.success, tried.error
+        (outcome,) = tried.details["outcomes"]
+        assert outcome["passes"] and outcome["lint"] == [], outcome
+        assert outcome["tidied"] == ("def joined(first, second, third, fourth):\n"
+                                     "    return combine(\n        first, second, third, fourth\n    )  # all four, in order\n")
+        assert (box.workspace / "calls.py").read_text() == files["calls.py"]  # only a scratch copy was changed

@@ -5,13 +5,16 @@ A rewrite that passes the check can still bring a finding the project's settings
 could be one), and the finish gate holds a new finding against the run: a right fix was sent back for one a small
 model then did not clear (bench/README.md, run AL). ruff offers a safe fix for many. try_fixes applies those inside
 the definition, before the check runs, so what is checked is what is applied; the findings left are the
-candidate's `lint`, and a candidate without any ranks first."""
+candidate's `lint`, and a candidate without any ranks first. A line the rewrite made too long (E501), which ruff
+has no fix for, is formatted by `ruff format` with the project's settings, that line alone (--range), when that
+clears it and adds nothing: a right fix that passed every test was held back for one long line (run BI)."""
 
 from __future__ import annotations
 
 import ast
 import difflib
 import io
+import sys
 from collections import Counter
 
 import checks
@@ -49,7 +52,41 @@ def tidy(ctx: Context, path: str, symbol: str, original: str, before: list[dict]
             break
         file.write_text(tidied, encoding="utf-8", errors="surrogateescape")
         fixed, new = _source(tidied, _span(original, tidied, symbol)), added(before, findings(ctx, path))
+    text = file.read_text(encoding="utf-8", errors="surrogateescape")
+    if (left := _wrapped(ctx, path, _span(original, text, symbol), new, before)) is not None:
+        text, new = file.read_text(encoding="utf-8", errors="surrogateescape"), left
+        fixed = _source(text, _span(original, text, symbol))
     return fixed, [f"{f.get('code') or 'syntax'} {f['message']}" for f in new]
+
+
+def _wrapped(ctx: Context, path: str, span: tuple[int, int] | None, new: list[dict],
+             before: list[dict]) -> list[dict] | None:
+    """Each line too long (E501) that the rewrite added inside the definition, formatted by ruff format alone
+    (bottom up, so the rows above stay where they are); the added findings left, or None, and the file as it was,
+    when that does not clear them all or adds another, or changes a line outside the definition."""
+    rows = sorted({f["location"]["row"] for f in new if f.get("code") == "E501"}, reverse=True)
+    if span is None or not rows or not all(span[0] <= row <= span[1] for row in rows):
+        return None
+    file = ctx.root / path
+    text = file.read_text(encoding="utf-8", errors="surrogateescape")
+    for row in rows:
+        done = ctx.run([sys.executable, "-m", "ruff", "format", "--no-cache", f"--range={row}-{row + 1}", "--", path],
+                       timeout=60)
+        if done.exit_code != 0:
+            break
+    after = file.read_text(encoding="utf-8", errors="surrogateescape")
+    left = added(before, findings(ctx, path)) if after != text else new
+    grown = len(_lines(after)) - len(_lines(text))
+    if any(f.get("code") == "E501" for f in left) or len(left) >= len(new) or _outside(text, after, span, grown):
+        file.write_text(text, encoding="utf-8", errors="surrogateescape")
+        return None
+    return left
+
+
+def _outside(text: str, after: str, span: tuple[int, int], grown: int) -> bool:
+    """Whether after differs from text anywhere but in the definition's lines (span, in text; grown by `grown`)."""
+    old, new = _lines(text), _lines(after)
+    return old[:span[0] - 1] != new[:span[0] - 1] or old[span[1]:] != new[span[1] + grown:]
 
 
 def _span(original: str, text: str, symbol: str) -> tuple[int, int] | None:
