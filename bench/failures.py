@@ -13,6 +13,8 @@ rounds opened on (`opening` and `rung` events) and every definition a model edit
   wrong target             what omni tried never included a definition the bug touched
   broke tests              on a right target a candidate passed the check, and every one that passed broke tests
   no passing candidate     on a right target candidates were tried and none passed the check
+  not accepted             on a right target a candidate passed the check and broke no test, and the run did not
+                           finish with it (the gate sent it back, and the time ran out)
   wrong edit               a right target was changed by the model's own edits only, and not into a fix
 """
 
@@ -135,6 +137,8 @@ def classify(events: list[dict], right: list[str], status: str) -> dict:
         kind = "broke tests"
     elif candidates and not passing:
         kind = "no passing candidate"
+    elif any(not c.get("breaks") for c in passing):
+        kind = "not accepted"
     else:
         kind = "wrong edit"
     return {"kind": kind, **facts}

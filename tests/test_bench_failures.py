@@ -120,6 +120,7 @@ def test_each_kind_of_failure():
                                                ("pkg/mod.py:Box.size", False, [])]), "limit_time", "broke tests"),
         (_events(opening=on_right, candidates=[("pkg/mod.py:Box.size", False, [])]), "limit_time",
          "no passing candidate"),
+        (_events(opening=on_right, candidates=[("pkg/mod.py:Box.size", True, [])]), "limit_time", "not accepted"),
         (_events(opening=("pkg/mod.py", "top"), edit=("pkg/mod.py", "size")), "limit_time", "wrong edit"),
     ]
     for events, status, kind in cases:

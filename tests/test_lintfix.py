@@ -89,6 +89,6 @@ def test_a_line_the_candidate_made_too_long_is_formatted_alone_with_the_projects
         assert tried.success, tried.error
         (outcome,) = tried.details["outcomes"]
         assert outcome["passes"] and outcome["lint"] == [], outcome
-        assert outcome["tidied"] == ("def joined(first, second, third, fourth):\n"
-                                     "    return combine(\n        first, second, third, fourth\n    )  # all four, in order\n")
+        assert outcome["tidied"] == ("def joined(first, second, third, fourth):\n    return combine(\n"
+                                     "        first, second, third, fourth\n    )  # all four, in order\n")
         assert (box.workspace / "calls.py").read_text() == files["calls.py"]  # only a scratch copy was changed
