@@ -111,6 +111,10 @@ def sandbox(tmp_path):
     ("Add count_reps(seq) to pkg/core.py", [], ["count_reps([0, 1, 0]) == {0: 2, 1: 1}", "encode('a') == 'a'"],
      Target("pkg/core.py", "count_reps", "the goal's examples call count_reps, which is not written yet, and the "
                                           "goal names pkg/core.py")),
+    # 2. or a method its class, in the one file the goal names, does not have yet (a method it has is not new)
+    ("Feature request: Delta.doubled() in pkg/core.py, twice the delta", [], [],
+     Target("pkg/core.py", "Delta.doubled", "the goal names Delta.doubled, which Delta in pkg/core.py does not "
+                                            "have yet")),
     # 3. a failing test named after a definition (the test file's own helpers never count)
     ("labels may end with a hyphen", ["tests/test_core.py::test_check_label"], [],
      Target("pkg/core.py", "check_label", "the failing test tests/test_core.py::test_check_label is named after it")),
@@ -142,6 +146,8 @@ def test_one_rule_names_one_definition(sandbox, goal, tests, expressions, expect
     ("add VERSION to pkg/core.py", [], ["VERSION() == 2"]),  # assigned at the top of pkg/core.py, not missing
     ("add count_reps and more to pkg/core.py", [], ["count_reps([1]) == more([1])"]),  # two names missing
     ("the docs are unclear", [], []),
+    ("Delta._fix in pkg/core.py is slow", [], []),  # a method Delta has: not new, and nothing else names it
+    ("add Gamma.doubled to pkg/core.py", [], []),  # no class Gamma there to add it to
     ("query gives the wrong items", [], ["pkg.core.query('::2', [0, 1, 2, 3]) == [0, 2]"]),  # no goal word
 ])
 def test_no_single_short_definition_means_no_target(sandbox, goal, tests, expressions):

@@ -476,6 +476,32 @@ def test_the_opening_round_writes_a_function_the_goal_asks_for_and_lists_it_in_a
     assert exported.stdout.strip() == "{'a': 2, 'b': 1}", exported.stderr
 
 
+def test_the_opening_round_writes_a_method_the_goal_asks_for_into_its_class(tmp_path, fake, docker_engine):
+    """A feature goal names Range.overlaps, which class Range in shapes.py lacks, and a failing test calls it:
+    the candidates are new methods, asked for as such, and the one that passes goes at the end of the class."""
+    shapes = ("class Range:\n    def __init__(self, low, high):\n        self.low, self.high = low, high\n\n"
+              "    def width(self):\n        return self.high - self.low\n\n\nEMPTY = Range(0, 0)\n")
+    test = ("from shapes import Range\n\n\ndef test_overlaps():\n    assert Range(0, 5).overlaps(Range(4, 9))\n"
+            "    assert not Range(0, 5).overlaps(Range(6, 9))\n")
+    repo = make_repo(tmp_path / "repo", {"shapes.py": shapes, "test_shapes.py": test})
+    wrong = "```python\ndef overlaps(self, other):\n    return True\n```"
+    right = ("```python\ndef overlaps(self, other):\n    \"\"\"Whether the two share a point.\"\"\"\n"
+             "    return self.low <= other.high and other.low <= self.high\n```")
+    fake.add(PLAN, {"choices": [wrong, right]})
+    goal = "Feature request: Range.overlaps(other) in shapes.py, true when two ranges share a point"
+    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    opening = next(e for e in run.events() if e["kind"] == "opening")
+    assert (opening["path"], opening["symbol"]) == ("shapes.py", "Range.overlaps"), opening
+    asked = fake.requests[0]["messages"][-1]["content"]
+    assert "a new method to add at the end of class `Range` in shapes.py" in asked and "new method in one" in asked
+    first, second = candidates(run)
+    assert not first["passes"] and second["passes"]
+    written = (repo / "shapes.py").read_text()
+    assert "        return self.high - self.low\n\n    def overlaps(self, other):\n" in written
+    assert written.endswith("\n\n\nEMPTY = Range(0, 0)\n")
+
+
 @pytest.mark.parametrize("tool_mode", ["native", "text"])
 def test_an_opening_round_that_finds_nothing_is_in_the_models_history(calc_repo, fake, docker_engine, tool_mode):
     """No candidate passes: the model's first step sees omni's call and its best failing candidate, as

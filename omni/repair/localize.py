@@ -5,7 +5,8 @@ Tried in this order; the first rule that names exactly one definition wins:
 1. the goal says to fix it ("Fix parse_size in units.py");
 2. it is not written yet: the goal's examples call one name the project does not define, and the goal names
    one Python file outside the tests for it ("add word_count(text) to text/stats.py"); rewrites of it are new
-   functions, added to that file;
+   functions, added to that file. Or the goal names one `Class.method` that the class, in the one file it names,
+   does not have: rewrites of it are new methods, added to the class;
 3. a failing test is named after it (test_parse_size tests parse_size);
 4. the failing tests and the goal's examples call exactly one name the project defines, and defines once;
 5. of the functions the goal's examples run, the last one called that is named after a word of the goal the
@@ -76,7 +77,7 @@ def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], express
     for name in reading.fix:
         if found := definition(sandbox, name, near):
             return Target(found[0], found[1], f"the goal says to fix {name}")
-    if new := _not_written(sandbox, near, expressions):
+    if new := _not_written(sandbox, near, expressions) or _new_method(sandbox, near, reading):
         return new
     named = {t: _test_name(t).removeprefix("test_") for t in tests}
     defined = {d.name for d in _definitions(sandbox, [n for n in named.values() if n]) or []}
@@ -190,6 +191,27 @@ def _not_written(sandbox: Sandbox, near: list[str], expressions: list[str]) -> T
         return None
     return Target(files[0], missing[0], f"the goal's examples call {missing[0]}, which is not written yet, "
                                         f"and the goal names {files[0]}")
+
+
+def _new_method(sandbox: Sandbox, near: list[str], reading: GoalReading) -> Target | None:
+    """Rule 2, for a method: the goal names one `Class.method`, the one Python file it names defines Class, and
+    Class has no such method yet ("add Version.is_compatible(other) to version.py")."""
+    files = [p for p in near if p.endswith(".py") and not is_test_file(p)]
+    dotted = [s for s in reading.symbols if s.count(".") == 1 and all(p.isidentifier() for p in s.split("."))]
+    if len(files) != 1 or len(dotted) != 1 or not missing_method(sandbox, files[0], dotted[0]):
+        return None
+    return Target(files[0], dotted[0], f"the goal names {dotted[0]}, which {dotted[0].split('.')[0]} in "
+                                       f"{files[0]} does not have yet")
+
+
+def missing_method(sandbox: Sandbox, path: str, symbol: str) -> bool:
+    """Whether symbol is `Class.method` for a class path defines once that has no such method."""
+    owner, _, name = symbol.partition(".")
+    if not (owner.isidentifier() and name.isidentifier()) or \
+            sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60).success:
+        return False
+    found = sandbox.run_tool("read_symbol", {"symbol": owner, "path": path}, 60)
+    return found.success and len(details("read_symbol", found).definitions) == 1
 
 
 def _traced(sandbox: Sandbox, reading: GoalReading, expressions: list[str]) -> Target | None:

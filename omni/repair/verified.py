@@ -38,7 +38,7 @@ from omni.protocols import Events, Model, Sandbox
 from omni.repair.block import Block, around, inside, marked, spliced
 from omni.repair.mutants import MAX_MUTANTS, mutants
 from omni.repair.inputs import first_statement, ignored_parameters, special_cases
-from omni.repair.localize import MAX_LINES
+from omni.repair.localize import MAX_LINES, missing_method
 from omni.repair.probes import Probes, behaviour, goal_probes, left_as_it_was
 from omni.results import ToolResult
 
@@ -123,6 +123,7 @@ class VerifiedRepair:
         """One round of sampled rewrites (of the block, when there is one): their code, and how they were asked.
         failure: how the check fails on the code as it is (the assertion and its values), "" when unknown."""
         fields = dict(symbol=symbol, path=path, check=described(check, probes), note=note, failure=failure,
+                      owner="" if source else symbol.rpartition(".")[0],  # a new method's class
                       **_reader(self.sandbox, path, symbol, self.readers.get((path, symbol))))
         replies, how = self.model.samples(self._messages("propose_block", source=marked(whole, block), **fields)
                                           if block else self._messages("propose", source=source, imports=imports,
@@ -151,10 +152,11 @@ class VerifiedRepair:
                 {"role": "user", "content": self.prompts.render(template, goal=self.reading.text, **fields)}]
 
     def _new(self, path: str, symbol: str, check: Check) -> str | None:
-        """When symbol is a function the check calls that is not written yet, to go in path (a Python file
-        that exists: a new feature's function, "add word_count(text) to text/stats.py"), the import lines of
-        path, for the candidates to use; else None."""
-        if not symbol.isidentifier() or all(symbol not in bare_calls(e["expression"]) for e in check.examples):
+        """When symbol is not written yet and goes in path (a Python file that exists): a function the check calls
+        ("add word_count(text) to text/stats.py"), or a method its class there lacks (localize.missing_method),
+        the import lines of path, for the candidates to use; else None."""
+        called = symbol.isidentifier() and any(symbol in bare_calls(e["expression"]) for e in check.examples)
+        if not called and not missing_method(self.sandbox, path, symbol):
             return None
         found = self.sandbox.run_tool("search", {"pattern": r"^(from|import)\s", "path": path}, 60)
         return "\n".join(m.text for m in details("search", found).matches) if found.success else None
