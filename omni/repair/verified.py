@@ -81,7 +81,7 @@ class VerifiedRepair:
             near = in_rewrite(self.focus.get((path, symbol), ()), read.definitions[0].start, whole)
             then = tuple(in_rewrite(lines, read.definitions[0].start, whole)
                          for lines in self.ran.get((path, symbol), ()))
-        elif (imports := self._new(path, symbol, check)) is not None:
+        elif (imports := _new(self.sandbox, path, symbol, check)) is not None:
             source = ""  # not written yet: the candidates are new functions, added at the end of path
         else:
             return found
@@ -150,16 +150,6 @@ class VerifiedRepair:
         step after a round reads the run's prompt again."""
         return [{"role": "system", "content": self.prompts.render("repair_system")},
                 {"role": "user", "content": self.prompts.render(template, goal=self.reading.text, **fields)}]
-
-    def _new(self, path: str, symbol: str, check: Check) -> str | None:
-        """When symbol is not written yet and goes in path (a Python file that exists): a function the check calls
-        ("add word_count(text) to text/stats.py"), or a method its class there lacks (localize.missing_method),
-        the import lines of path, for the candidates to use; else None."""
-        called = symbol.isidentifier() and any(symbol in bare_calls(e["expression"]) for e in check.examples)
-        if not called and not missing_method(self.sandbox, path, symbol):
-            return None
-        found = self.sandbox.run_tool("search", {"pattern": r"^(from|import)\s", "path": path}, 60)
-        return "\n".join(m.text for m in details("search", found).matches) if found.success else None
 
     def _round(self, path: str, symbol: str, source: str, codes: list[str], check: Check, probes: Probes, how: str,
                rows: list, votes: dict[str, int]) -> ToolResult | list[dict]:
@@ -251,6 +241,17 @@ class VerifiedRepair:
                                                                       else "")
                                + "\nThe rest may need a change somewhere else.",
                                details={"step": {"path": path, "symbol": symbol, "still_failing": outcome.failing}})
+
+
+def _new(sandbox: Sandbox, path: str, symbol: str, check: Check) -> str | None:
+    """When symbol is not written yet and goes in path (a Python file that exists): a function the check calls
+    ("add word_count(text) to text/stats.py"), or a method its class there lacks (localize.missing_method), the
+    import lines of path, for the candidates to use; else None."""
+    called = symbol.isidentifier() and any(symbol in bare_calls(e["expression"]) for e in check.examples)
+    if not called and not missing_method(sandbox, path, symbol):
+        return None
+    found = sandbox.run_tool("search", {"pattern": r"^(from|import)\s", "path": path}, 60)
+    return "\n".join(m.text for m in details("search", found).matches) if found.success else None
 
 
 def mechanical(whole: str, source: str, block: Block | None, tiers: tuple[frozenset[int], ...],
