@@ -525,6 +525,26 @@ def test_lint_code_in_the_files_own_style_is_not_new_but_another_rule_is(box):
         "styled.py: F841 Local variable `unused` is assigned to but never used"]
 
 
+def test_a_method_replaced_keeps_the_lines_inside_its_strings_as_written(tmp_path):
+    """A method given at its class's indentation is dedented to be parsed; the lines inside its docstring and a
+    triple-quoted value are no statements, and keep the indentation they were written with (they came out four
+    spaces short, and the value changed). A method added to the class keeps them the same way."""
+    files = {"report.py": "class Report:\n    def header(self):\n        return 'old'\n"}
+    header = ('    def header(self):\n        """The header.\n\n        Two lines.\n        """\n'
+              '        return """Title\n        Sub\n        """\n')
+    footer = '    def footer(self):\n        """The footer.\n\n        Its end.\n        """\n        return "end"\n'
+    with own_sandbox(tmp_path, "strings", files) as box:
+        replaced = call(box, "replace_symbol", path="report.py", symbol="Report.header", new_source=header)
+        assert replaced.success, replaced.error
+        added = call(box, "replace_symbol", path="report.py", symbol="Report.footer", new_source=footer)
+        assert added.success, added.error
+        written = (box.workspace_obj.path / "report.py").read_text()
+        assert written == "class Report:\n" + header + "\n" + footer, written
+        ns: dict = {}
+        exec(written, ns)
+        assert ns["Report"]().header() == "Title\n        Sub\n        "
+
+
 def test_lint_changes_no_file_where_the_project_asks_ruff_to_fix(tmp_path):
     """A project's `fix = true` makes a bare `ruff check` rewrite what it finds fixable (here it sorted __all__):
     lint, and the gate's lint at the start and at the end, only read. The finding is reported as it stands."""

@@ -12,6 +12,7 @@ import libcst as cst
 from context import Context, result
 from edits import as_meant, gated_write, parses
 from files import all_files, numbered
+from margins import strings_kept
 from pyadd import added_to_class, defines
 from pysource import definitions, is_named, values
 from qualnames import AtQualname
@@ -289,7 +290,8 @@ def _apply(ctx: Context, path: str, symbol: str, new_source: str | None, what: s
         new_source, note = as_meant(path, with_def, textwrap.dedent)
         what += note
         try:
-            new = list(cst.parse_module(textwrap.dedent(new_source).strip("\n") + "\n").body)
+            new = strings_kept(list(cst.parse_module(textwrap.dedent(new_source).strip("\n") + "\n").body),
+                               new_source)
         except cst.ParserSyntaxError as exc:
             return result(False, failure="lint_failed", error=(
                 f"new_source is not valid Python (line {exc.raw_line}, column {exc.raw_column}): "
