@@ -442,6 +442,15 @@ def test_a_repr_that_only_a_failed_asserts_report_runs_is_no_suspect(tmp_path, f
     assert "self.cents + other.cents" in (repo / "money.py").read_text()
 
 
+def written_new(repo, fake, goal: str, choices: list[str]):
+    """A run whose opening round writes a definition not written yet from two sampled candidates: the run (ended
+    well) and its opening event."""
+    fake.add(PLAN, {"choices": choices})
+    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    return run, next(e for e in run.events() if e["kind"] == "opening")
+
+
 def test_the_opening_round_writes_a_function_the_goal_asks_for_and_lists_it_in_all(tmp_path, fake, docker_engine):
     """A feature goal: its example calls count_reps, which nothing defines yet, and it names pkg/seqs.py.
     The candidates are new functions, shown the file's imports; the one that passes is added at the end
@@ -454,11 +463,8 @@ def test_the_opening_round_writes_a_function_the_goal_asks_for_and_lists_it_in_a
     unimported = "```python\ndef count_reps(seq):\n    return dict(Counter(seq))\n```"  # F821: refused
     right = ("```python\ndef count_reps(seq):\n    result = defaultdict(int)\n    for item in seq:\n"
              "        result[item] += 1\n    return dict(result)\n```")
-    fake.add(PLAN, {"choices": [unimported, right]})
     goal = "Add count_reps(seq) to pkg/seqs.py, importable as pkg.count_reps: count_reps([0, 1, 0]) == {0: 2, 1: 1}"
-    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
-    assert run.code == 0, run.stdout + run.stderr
-    opening = next(e for e in run.events() if e["kind"] == "opening")
+    run, opening = written_new(repo, fake, goal, [unimported, right])
     assert (opening["path"], opening["symbol"]) == ("pkg/seqs.py", "count_reps") and "not written yet" in opening["why"]
     asked = fake.requests[0]["messages"][-1]["content"].split("Write `count_reps`")[-1]
     assert "a new function to add at the end of pkg/seqs.py" in asked
@@ -487,11 +493,8 @@ def test_the_opening_round_writes_a_method_the_goal_asks_for_into_its_class(tmp_
     wrong = "```python\ndef overlaps(self, other):\n    return True\n```"
     right = ("```python\ndef overlaps(self, other):\n    \"\"\"Whether the two share a point.\"\"\"\n"
              "    return self.low <= other.high and other.low <= self.high\n```")
-    fake.add(PLAN, {"choices": [wrong, right]})
     goal = "Feature request: Range.overlaps(other) in shapes.py, true when two ranges share a point"
-    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True)
-    assert run.code == 0, run.stdout + run.stderr
-    opening = next(e for e in run.events() if e["kind"] == "opening")
+    run, opening = written_new(repo, fake, goal, [wrong, right])
     assert (opening["path"], opening["symbol"]) == ("shapes.py", "Range.overlaps"), opening
     asked = fake.requests[0]["messages"][-1]["content"]
     assert "a new method to add at the end of class `Range` in shapes.py" in asked and "new method in one" in asked
