@@ -53,22 +53,22 @@ def tidy(ctx: Context, path: str, symbol: str, original: str, before: list[dict]
         file.write_text(tidied, encoding="utf-8", errors="surrogateescape")
         fixed, new = _source(tidied, _span(original, tidied, symbol)), added(before, findings(ctx, path))
     text = file.read_text(encoding="utf-8", errors="surrogateescape")
-    if (left := _wrapped(ctx, path, _span(original, text, symbol), new, before)) is not None:
-        text, new = file.read_text(encoding="utf-8", errors="surrogateescape"), left
+    if wrapped := _wrapped(ctx, path, text, _span(original, text, symbol), new, before):
+        text, new = wrapped
         fixed = _source(text, _span(original, text, symbol))
     return fixed, [f"{f.get('code') or 'syntax'} {f['message']}" for f in new]
 
 
-def _wrapped(ctx: Context, path: str, span: tuple[int, int] | None, new: list[dict],
-             before: list[dict]) -> list[dict] | None:
-    """Each line too long (E501) that the rewrite added inside the definition, formatted by ruff format alone
-    (bottom up, so the rows above stay where they are); the added findings left, or None, and the file as it was,
-    when that does not clear them all or adds another, or changes a line outside the definition."""
+def _wrapped(ctx: Context, path: str, text: str, span: tuple[int, int] | None, new: list[dict],
+             before: list[dict]) -> tuple[str, list[dict]] | None:
+    """Each line too long (E501) that the rewrite added inside the definition (text: the file now), formatted by
+    ruff format alone (bottom up, so the rows above stay where they are); the file's text then and the added
+    findings left, or None, and the file as it was, when that does not clear them all or adds another, or changes
+    a line outside the definition."""
     rows = sorted({f["location"]["row"] for f in new if f.get("code") == "E501"}, reverse=True)
     if span is None or not rows or not all(span[0] <= row <= span[1] for row in rows):
         return None
     file = ctx.root / path
-    text = file.read_text(encoding="utf-8", errors="surrogateescape")
     for row in rows:
         done = ctx.run([sys.executable, "-m", "ruff", "format", "--no-cache", f"--range={row}-{row + 1}", "--", path],
                        timeout=60)
@@ -80,7 +80,7 @@ def _wrapped(ctx: Context, path: str, span: tuple[int, int] | None, new: list[di
     if any(f.get("code") == "E501" for f in left) or len(left) >= len(new) or _outside(text, after, span, grown):
         file.write_text(text, encoding="utf-8", errors="surrogateescape")
         return None
-    return left
+    return after, left
 
 
 def _outside(text: str, after: str, span: tuple[int, int], grown: int) -> bool:
