@@ -168,10 +168,14 @@ def test_code_with_nothing_to_change_or_that_does_not_parse_gives_none(source):
 
 
 def kind(before: str, after: str) -> str:
-    """"swap": the same lines in another order; "drop": lines left out, none changed; else "change"."""
+    """"swap": the same lines in another order; "drop": lines left out, none changed; "copy": lines added, each
+    one the code has already (in another margin), none removed; else "change"."""
     old, new = before.splitlines(), after.splitlines()
     if sorted(old) == sorted(new):
         return "swap"
+    if len(new) > len(old) and not removed_lines(before, after):
+        known = {line.strip() for line in old}
+        return "copy" if all(line[1:].strip() in known for line in changed_lines(before, after)) else "change"
     return "drop" if len(new) < len(old) and not changed_lines(before, after) else "change"
 
 
@@ -220,3 +224,41 @@ def test_statements_are_left_out_or_swapped_after_the_one_change_kinds_first_whe
     assert removed_lines(source, near[2]) == ["-    b.append(2)"] and kind(source, near[2]) == "drop"
     assert kind(source, near[3]) == "swap"  # with `c = a < b`, which reads b (not with `a.append(1)`: no name shared)
     assert kind(source, near[4]) == "change" and kinds.count("swap") == 1  # then the one-change kinds elsewhere
+
+
+PRICE = ("def price(order, member):\n    if member:\n        total = order.net * 0.9\n        if order.coupon:\n"
+         "            total -= order.coupon\n    else:\n        total = order.net\n    return total\n")
+
+
+def test_a_statement_that_follows_an_assignment_is_copied_after_the_same_assignment_in_another_block():
+    """The insert of statement-level repair, from the code's own statements: the guard one branch has after it
+    computes `total`, put after the other branch's `total = ...`; nowhere else (not into its own block, nor into the
+    block inside it, nor after the `return`, which follows no assignment)."""
+    copies = [v for v in mutants(PRICE, limit=200) if kind(PRICE, v) == "copy"]
+    assert copies == [PRICE.replace("        total = order.net\n",
+                                    "        total = order.net\n        if order.coupon:\n"
+                                    "            total -= order.coupon\n")]
+    held = PRICE.replace("        total = order.net\n", "        total = order.net\n        if order.coupon:\n"
+                         "            total -= order.coupon\n")
+    assert all(kind(held, v) != "copy" for v in mutants(held, limit=200))  # the block (or the guard) has it already
+    other = PRICE.replace("        total = order.net\n", "        cost = order.net\n")
+    assert all(kind(other, v) != "copy" for v in mutants(other, limit=200))  # it computes something else
+
+
+def test_a_copy_goes_before_the_return_that_ends_a_block_and_never_after_an_elif_chain():
+    clamp = ("def clamp(a):\n    if a:\n        out = a * 2\n        out = min(out, 10)\n        return out\n"
+             "    out = -a\n    return out\n")
+    copies = [changed_lines(clamp, v) for v in mutants(clamp, limit=200) if kind(clamp, v) == "copy"]
+    assert copies == [["+    out = min(out, 10)"]]
+    assert [v for v in mutants(clamp, limit=200) if kind(clamp, v) == "copy"][0].endswith(
+        "    out = -a\n    out = min(out, 10)\n    return out\n")
+    chain = "def f(x):\n    if x > 1:\n        y = 2\n        y += x\n    elif x < 0:\n        y = 3\n    return y\n"
+    copied = [v for v in mutants(chain, limit=200) if kind(chain, v) == "copy"]
+    assert copied == [chain.replace("        y = 3\n", "        y = 3\n        y += x\n")]  # in the elif's body only
+
+
+def test_a_copy_is_a_statement_kind_first_where_the_tests_point_and_after_the_one_change_kinds_elsewhere():
+    kinds = [kind(PRICE, v) for v in mutants(PRICE, limit=200)]
+    assert kinds.count("copy") == 1 and "change" not in kinds[kinds.index("copy"):]
+    near = [kind(PRICE, v) for v in mutants(PRICE, limit=200, near=frozenset({7}))]  # `total = order.net`
+    assert near[0] == "copy" and near.count("change") == kinds.count("change")  # no other change touches line 7

@@ -8,8 +8,8 @@ turned the other way or negated (`<` as `>` or `>=`), a call of one of a pair of
 `max`, `startswith` and `endswith`, `lstrip` and `rstrip`, ...), `break` and `continue`, and a condition negated
 (`if x:` as `if not x:`), and last a name read as a sibling name the definition also uses (one word more, less or
 other: `LowerBound` and `UpperBound`, `start_index` and `end_index`), the operators mutation testing tools apply
-beside the first; after all of those, a statement of its own lines left out and two neighbouring statements swapped
-(the delete and swap of statement-level repair, as in GenProg). They cost no model call; verified repair tries them
+beside the first; after all of those, the statement kinds (omni/repair/statements.py: one left out, two swapped, one
+copied into another block). They cost no model call; verified repair tries them
 beside the sampled rewrites, judged the same way, when a round of samples found none that passes
 (omni/repair/verified.py). A 1.5B model asked for a 40-line rewrite mostly writes the code back unchanged; a
 one-token fix is among these. Only so many are tried: the changes on the lines the failing tests point to (the
@@ -21,6 +21,8 @@ import ast
 import textwrap
 from collections.abc import Iterator
 from functools import partial
+
+from omni.repair.statements import Edit, statement_kinds
 
 MAX_MUTANTS = 64  # at most, when trying one is quick (verified repair tries as many as fit in a minute)
 
@@ -36,7 +38,6 @@ _PAIRS = [("min", "max"), ("any", "all"), ("startswith", "endswith"), ("lstrip",
           ("partition", "rpartition"), ("ljust", "rjust"), ("floor", "ceil"), ("removeprefix", "removesuffix")]
 _TWINS = {a: b for pair in _PAIRS for a, b in (pair, pair[::-1])}
 
-Edit = tuple[int, int, int, int, str]  # first line, first column, last line, end column (1-based lines), new text
 
 
 def mutants(source: str, limit: int = MAX_MUTANTS, near: frozenset[int] = frozenset(),
@@ -81,7 +82,7 @@ def _edits(tree: ast.AST, lines: list[str], tiers: tuple[frozenset[int], ...]) -
     one_change = (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands, _forwarded,
                   _directions, _twins, _negations, siblings)
     groups = [[[edit for node in nodes for edit in kind(node, lines, docstrings)] for kind in group]
-              for group in (one_change, STATEMENT_KINDS)]
+              for group in (one_change, statement_kinds(tree, docstrings))]
     for tier in range(len(tiers) + 1):
         for kinds in groups:
             yield from _in_turn([[edit for edit in kind if _tier(edit, tiers) == tier] for kind in kinds])
@@ -258,65 +259,6 @@ def _siblings(node: ast.AST, lines: list[str], docstrings: set[int], names: dict
         for other, its in names.items():
             if other != node.id and _one_word_apart(words, its):
                 yield _at(node, other)
-
-
-def _dropped(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
-    """Each statement of a block of two or more left out, lines and all: a call made for its effect, an
-    assignment, or an `if` with no `else` (a guard), when it has its lines to itself."""
-    for block in _blocks(node):
-        if len(block) < 2:
-            continue
-        for statement in block:
-            dropped = isinstance(statement, (ast.Assign, ast.AugAssign, ast.If)) or (
-                isinstance(statement, ast.Expr) and not _docstring(statement, docstrings))
-            if dropped and not getattr(statement, "orelse", None) and _alone(statement, lines):
-                last = statement.end_lineno
-                yield (statement.lineno, 0, last, len(lines[last - 1].encode()), "")
-
-
-def _reordered(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
-    """Two neighbouring one-line statements of a block swapped, when neither ends the block's flow (`return`, `raise`,
-    `break`, `continue`), is a `pass` or is a docstring, they differ, and they share a name (two that share none do the
-    same in either order, but for what their calls do out of sight)."""
-    for block in _blocks(node):
-        for first, second in zip(block, block[1:], strict=False):
-            movable = all(s.lineno == s.end_lineno and _alone(s, lines) and not isinstance(s, STOPS)
-                          and not _docstring(s, docstrings) for s in (first, second))
-            if movable and second.lineno == first.lineno + 1:
-                a, b = lines[first.lineno - 1], lines[second.lineno - 1]
-                if a.strip() != b.strip() and _named(first) & _named(second):
-                    swapped = b + a if b.endswith("\n") else b + "\n" + a.rstrip("\n")  # the last has no line end?
-                    yield (first.lineno, 0, second.lineno, len(b.encode()), swapped)
-
-
-STOPS = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Pass)  # and `pass`, which does nothing either way
-STATEMENT_KINDS = (_dropped, _reordered)  # tried after the one-change kinds, where the tests point and elsewhere
-
-
-def _docstring(statement: ast.stmt, docstrings: set[int]) -> bool:
-    return isinstance(statement, ast.Expr) and id(statement.value) in docstrings
-
-
-def _named(statement: ast.stmt) -> set[str]:
-    return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
-
-
-def _blocks(node: ast.AST) -> Iterator[list[ast.stmt]]:
-    """The statement lists a node holds: its body, its `else`, its `finally`, and its handlers' bodies."""
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(node, field, None)
-        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-            yield block
-    for handler in getattr(node, "handlers", None) or []:
-        yield handler.body
-
-
-def _alone(statement: ast.stmt, lines: list[str]) -> bool:
-    """Whether a statement has its lines to itself: nothing before it on its first line, and at most a comment
-    after it on its last."""
-    head = lines[statement.lineno - 1].encode()[:statement.col_offset].decode()
-    tail = lines[statement.end_lineno - 1].encode()[statement.end_col_offset:].decode().strip()
-    return not head.strip() and (not tail or tail.startswith("#"))
 
 
 def _names(nodes: list[ast.AST]) -> dict[str, list[str]]:
