@@ -33,7 +33,7 @@ class Spectrum:
         self.root = os.path.realpath(root) + os.sep
         self.own: dict[str, str | None] = {}  # a code object's file -> its path in the project, or None
         self.lines: set[tuple[str, int]] = set()
-        self.reporting: set[int] = set()  # the project's frames running under pytest's own code (not traced)
+        self.reporting: set[int] = set()  # the project's frames whose lines count on neither side (not traced)
         self.tests: dict[str, dict] = {}
 
     def _project(self, filename: str) -> str | None:
@@ -48,8 +48,11 @@ class Spectrum:
         rel = self._project(frame.f_code.co_filename)
         if rel is None:
             return None
-        if self._under_pytest(frame.f_back):
-            self.reporting.add(id(frame))  # pytest's report of a failed assert formats the values it compared
+        if frame.f_code.co_name == "<module>" or self._under_pytest(frame.f_back):
+            # pytest's report of a failed assert formats the values it compared; a module imported in a test's body
+            # (an example's names, resolved as it runs) runs its top level there, where the passing tests ran it
+            # at collection, untraced: neither is what the test is about
+            self.reporting.add(id(frame))
             return self._reported
         self.lines.add((rel, frame.f_lineno))
         return self._line
@@ -70,7 +73,8 @@ class Spectrum:
 
     def _reported(self, frame, event, arg):
         """A frame of the project's that pytest called (the report of a failed assert calling a __repr__, and all
-        it calls): only failing tests run it, whatever the bug, so its lines count on neither side."""
+        it calls), or a module's top level run on import, and all it calls: only some tests run it, whatever the
+        bug, so its lines count on neither side."""
         if event == "return":
             self.reporting.discard(id(frame))
         return self._reported
