@@ -59,6 +59,7 @@ def test_a_parameter_the_function_never_uses_is_passed_on_to_each_call_it_makes(
     ("    return a if a < b else b", "    return a if a > b else b"),
     ("    return a if a <= b else b", "    return a if a > b else b"),
     ("    return max(items)", "    return min(items)"),
+    ("    return int(a / 100 * b)", "    return round(a / 100 * b)"),
     ("    return all(items)", "    return any(items)"),
     ("    return key.endswith(a)", "    return key.startswith(a)"),
     ("    return key.rstrip()", "    return key.lstrip()"),

@@ -5,15 +5,15 @@ indexes (an index, a slice's bound, `range`'s end, the left of `%` and `//`), th
 `True` and `False`, one operand of `and`/`or` left out (`x = x or y` for `x = y`), a parameter the function never
 reads passed on by name to a call it makes (`f(s)` as `f(s, limit=limit)`: an argument dropped); then a comparison
 turned the other way or negated (`<` as `>` or `>=`), a call of one of a pair of twins as the other (`min` and
-`max`, `startswith` and `endswith`, `lstrip` and `rstrip`, ...), `break` and `continue`, and a condition negated
-(`if x:` as `if not x:`), and last a name read as a sibling name the definition also uses (one word more, less or
-other: `LowerBound` and `UpperBound`, `start_index` and `end_index`), the operators mutation testing tools apply
-beside the first; after all of those, the statement kinds (omni/repair/statements.py: one left out, two swapped, one
-copied into another block). They cost no model call; verified repair tries them
-beside the sampled rewrites, judged the same way, when a round of samples found none that passes
-(omni/repair/verified.py). A 1.5B model asked for a 40-line rewrite mostly writes the code back unchanged; a
-one-token fix is among these. Only so many are tried: the changes on the lines the failing tests point to (the
-spectrum's best lines, when known) come first."""
+`max`, `startswith` and `endswith`, `lstrip` and `rstrip`, `int` and `round`, ...), `break` and `continue`, and a
+condition negated (`if x:` as `if not x:`), and last a name read as a sibling name the definition also uses (one
+word more, less or other: `LowerBound` and `UpperBound`, `start_index` and `end_index`), the operators mutation
+testing tools apply beside the first; after all of those, the statement kinds (omni/repair/statements.py: one left
+out, two swapped, one copied into another block). They cost no model call; verified repair tries them beside the
+sampled rewrites, judged the same way, when a round of samples found none that passes (omni/repair/verified.py). A
+1.5B model asked for a 40-line rewrite mostly writes the code back unchanged; a one-token fix is among these. Only
+so many are tried: the changes on the lines the failing tests point to (the spectrum's best lines, when known) come
+first."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ _DIRECTIONS = {ast.Lt: ("<", (">", ">=")), ast.LtE: ("<=", (">=", ">")), ast.Gt:
                ast.GtE: (">=", ("<=", "<"))}  # the other way, then negated (the boundary is _COMPARE's)
 _PAIRS = [("min", "max"), ("any", "all"), ("startswith", "endswith"), ("lstrip", "rstrip"), ("upper", "lower"),
           ("isupper", "islower"), ("find", "rfind"), ("index", "rindex"), ("split", "rsplit"),
-          ("partition", "rpartition"), ("ljust", "rjust"), ("floor", "ceil"), ("removeprefix", "removesuffix")]
+          ("partition", "rpartition"), ("ljust", "rjust"), ("floor", "ceil"), ("removeprefix", "removesuffix"),
+          ("int", "round")]  # truncated and rounded
 _TWINS = {a: b for pair in _PAIRS for a, b in (pair, pair[::-1])}
 
 
