@@ -60,6 +60,8 @@ def test_a_parameter_the_function_never_uses_is_passed_on_to_each_call_it_makes(
     ("    return a if a <= b else b", "    return a if a > b else b"),
     ("    return max(items)", "    return min(items)"),
     ("    return int(a / 100 * b)", "    return round(a / 100 * b)"),
+    ("    return [k for row in items[:1] for k in row]", "    return [k for row in items for k in row]"),
+    ("    return a.strip()[1:]", "    return a.strip()"),
     ("    return all(items)", "    return any(items)"),
     ("    return key.endswith(a)", "    return key.startswith(a)"),
     ("    return key.rstrip()", "    return key.lstrip()"),
@@ -160,6 +162,12 @@ def test_a_name_is_read_as_a_sibling_name_of_the_definition_and_only_as_one():
                                                                                        "else stage", "OtherPlace"))
     typed = "def f(limit: MaxLimit) -> int:\n    return limit + 1\n"  # a type is no sibling of a value
     assert not any("MaxLimit +" in v for v in mutants(typed, limit=100))
+
+
+def test_a_slice_is_taken_off_where_it_is_read_and_not_where_it_is_written():
+    source = "def f(items, b):\n    items[:1] = b\n    del items[2:]\n    return items[0]\n"
+    variants = mutants(source, limit=200)
+    assert variants and not any("    items = b\n" in v or "    del items\n" in v for v in variants)
 
 
 @pytest.mark.parametrize("source", ["def f(:\n    pass\n", "def f():\n    return g(x)\n", ""])
