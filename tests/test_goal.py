@@ -44,6 +44,23 @@ def test_a_word_every_failing_test_shares_decides_only_when_nothing_else_does(go
     assert sorted(found.unrelated + found.about) == sorted(failing)
 
 
+SIZES = ["tests/test_units.py::test_render[1048576-1.0 MB]", "tests/test_units.py::test_render[10-10 B]",
+         "tests/test_cli.py::test_help", "tests/test_units.py::test_render[21048576-20.1 MB]"]
+
+
+@pytest.mark.parametrize("goal, about", [
+    # no word of the goal is in the tests' names; the value it writes is in one test's parameters
+    ('Sizes print wrong: 1536 bytes says "1.5 KB", fine, but 1048576 says "1024.0 KB".', SIZES[:1]),
+    ("A mebibyte (1048576) comes out as kilobytes", SIZES[:1]),
+    ('Showing "10 B" for ten bytes is right, and a mebibyte is not', SIZES[1:2]),  # a quoted value, whole
+    # a value that is only part of a parameter, or too short to tell, ties nothing
+    ("2.0 came out as 1.0 after the upgrade", []),
+    ("about 048576 bytes go missing", []),
+])
+def test_a_goal_is_about_the_failing_tests_whose_parameters_hold_a_value_it_writes(goal, about):
+    assert goal_tests(goal, SIZES).about == about
+
+
 @pytest.mark.parametrize("goal", [
     "add a CHANGELOG entry for 2.1",
     "rename the logger in app.py",

@@ -182,9 +182,10 @@ class GoalTests:
 def goal_tests(goal: str, failing: list[str]) -> GoalTests:
     """Which of the tests failing at the start the goal is about: the ones it names (by id or function); else all
     of them when the goal is about the tests as such ("make the failing tests pass"); else each test whose file or
-    name shares a word with the goal (`fix add in calc.py` and tests/test_calc.py::test_add). A word every failing
-    test has (the package's folder, when its tests live in it) tells them apart only when no other word ties any
-    of them to the goal. A test none of that ties to the goal failed before the run for its own reasons."""
+    name shares a word with the goal (`fix add in calc.py` and tests/test_calc.py::test_add), or whose parameters
+    hold a value the goal writes (`"2.0.0-rc.1"` and test_order[2.0.0-rc.1-2.0.0]). A word every failing test has
+    (the package's folder, when its tests live in it) tells them apart only when no other word ties any of them to
+    the goal. A test none of that ties to the goal failed before the run for its own reasons."""
     named = [t for t in failing if t in goal or re.search(rf"\b{re.escape(_function(t))}\b", goal)]
     if named:
         about = named
@@ -193,9 +194,26 @@ def goal_tests(goal: str, failing: list[str]) -> GoalTests:
     else:
         said = words(_OPENING_VERB.sub(" ", goal))
         shared = set.intersection(*map(words_of_test, failing)) if len(failing) > 1 else set()
-        about = [t for t in failing if (words_of_test(t) - shared) & said] or \
+        written = values_written(goal)
+        about = [t for t in failing if (words_of_test(t) - shared) & said or _holds_value(t, written)] or \
             [t for t in failing if words_of_test(t) & said]
     return GoalTests(about, [t for t in failing if t not in about])
+
+
+_VALUE = re.compile(r"[\w.:/+-]*\d[\w.:/+-]*")  # a token with a digit in it: a version, a date, a size, an address
+
+
+def values_written(goal: str) -> set[str]:
+    """The values a goal writes out: what it quotes (3 characters or more), and its tokens of 4 or more that have a
+    digit in them (`1.5k`, `2024-01-31`, `v2.0.0-rc.1`), trailing punctuation left off."""
+    quoted = {m.group(2) for m in _QUOTED.finditer(goal) if len(m.group(2)) >= 3}
+    return quoted | {t for m in _VALUE.finditer(goal) if len(t := m.group(0).rstrip(".:/-")) >= 4}
+
+
+def _holds_value(test_id: str, values: set[str]) -> bool:
+    """Whether a test's parameters (its id's `[...]`, pytest's ids joined by `-`) hold one of values whole."""
+    params = test_id.partition("[")[2].rpartition("]")[0]
+    return bool(params) and any(re.search(rf"(?:^|-){re.escape(v)}(?:-|$)", params) for v in values)
 
 
 def _function(test_id: str) -> str:
