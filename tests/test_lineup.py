@@ -149,3 +149,35 @@ def test_a_definition_a_round_outside_the_lineup_tried_is_not_rewritten_again_by
     lineup.suspects = [suspect("edited"), suspect("b")]
     assert ("pkg/mod.py", "edited") in lineup.tried()
     assert order(lineup) == [("b", True), ("b", False)]
+
+
+def test_a_swept_suspect_whose_one_change_candidates_moved_the_check_is_rewritten_whole_first():
+    """Mutation-based evidence: a change in d made some failing tests pass (it broke others); in b and c none did.
+    After the sweep, d is sampled before the better-ranked b; the rest keep the ranking's order."""
+    lineup = Lineup()
+    lineup.took(suspect("a"))  # the opening's round, sampled
+    lineup.suspects = [suspect("b"), suspect("c"), suspect("d"), suspect("e")]
+    taken = []
+    while (target := lineup.next()) is not None and len(taken) < 20:
+        lineup.took(target)
+        taken.append((target.symbol, target.swept))
+        if target.symbol == "d" and target.swept:
+            lineup.moved[("pkg/mod.py", "d")] = 2
+    assert taken[:4] == [("b", True), ("c", True), ("d", True), ("e", True)]
+    assert taken[4:6] == [("d", False), ("b", False)]  # three sampled in all, the opening's among them
+
+
+def test_a_swept_definition_says_how_many_of_its_candidates_moved_the_check():
+    """verified.py's answer for a definition tried by its one-change candidates alone: `moved` counts those that made
+    some of the check's failing tests pass (tools/repair.py's `progress`), broken tests or not; the strategy hands it
+    to the lineup."""
+    from omni.box.toolbox import specs
+    from omni.repair.verified import _unfixed_alone
+
+    outcome = specs().CandidateOutcome
+    ranked = [(1, "a", outcome(applied=True, failing=["t1"], breaks=["t9"], progress=True)),
+              (2, "b", outcome(applied=True, failing=["t1", "t2"])),
+              (3, "c", outcome(applied=True, failing=["t2"], progress=True))]
+    said = _unfixed_alone("half", 0, "calc.py", (3,), ranked)
+    assert said.details == {"moved": 2} and "half is a later suspect" in said.error
+    assert _unfixed_alone("half", 0, "calc.py", (), ranked[1:2]).details == {"moved": 0}

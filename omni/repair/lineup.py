@@ -9,6 +9,9 @@ the run. A suspect the tests single out (every failing test runs its best line a
 CLEAR, and no other suspect as high) is rewritten whole as soon as it is swept, before the rest are: the sweep is
 for a ranking in doubt, and a run that swept three more first ran out of time before it came back to the one the
 tests named (run BG).
+Among the swept suspects, those some of whose one-change candidates made part of the check pass (broken tests or
+not) are rewritten whole first: a change there moves the failing tests, as mutation-based fault localization has it
+(Metallaxis, MUSE); a change in a function the failure only passes through moves nothing.
 A round whose best candidate passed the check and broke tests is a near miss: the place is right, so its
 definition comes first again, sampled. Then each value the definitions rewritten read (a table, a pattern:
 values_of), up to MAX_VALUES: the suspects have the tests' evidence, a value only its reader's. At most ROUNDS
@@ -47,6 +50,7 @@ class Lineup:
                                                       # the check and broke tests: the target is right, the fix not yet
         self.suspects: list[Target] | None = None  # the next definitions to try; None: not looked up yet
         self.values: list[Target] = []  # the values the definitions omni's rounds tried read, next in line
+        self.moved: dict[Place, int] = {}  # swept suspects -> their one-change candidates that moved the check
 
     def again(self) -> set[Place]:
         """While it has a round left: the definition the last step was taken on (what still fails may need a second
@@ -85,8 +89,9 @@ class Lineup:
         if fresh and self.sampled and len(self.swept) < self.sweeps:  # the opening's round is sampled
             return replace(fresh[0], swept=True, why=fresh[0].why + "; tried by its one-change candidates alone, "
                            "before the suspects are rewritten whole")
-        rewritable = [t for t in suspects if (self.blocks or not t.long) and
-                      ((t.path, t.symbol) not in self.sampled or (t.path, t.symbol) in again)]
+        rewritable = sorted((t for t in suspects if (self.blocks or not t.long) and
+                             ((t.path, t.symbol) not in self.sampled or (t.path, t.symbol) in again)),
+                            key=lambda t: not self.moved.get((t.path, t.symbol)))  # moved first, else in rank
         if rewritable and room:
             return rewritable[0]
         values = [v for v in self.values if (v.path, v.symbol) not in tried][:MAX_VALUES - len(self.valued)]

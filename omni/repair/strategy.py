@@ -154,6 +154,7 @@ class RepairStrategy:
             self.widen = not result.success and action.call_id.startswith(OWN_ROUNDS)
             near = result.details.get("near") if self.widen else None
             self.lineup.near = (*where, near) if near else None
+            self.lineup.moved[where] = int(result.details.get("moved", 0))
             if self.widen and where not in self.lineup.valued:
                 self.lineup.values += [v for v in values_of(self.repair.sandbox, *where) if v not in self.lineup.values]
             self._after_step(result)
