@@ -697,6 +697,27 @@ def test_a_test_file_that_fails_to_collect_is_named_by_its_path(tmp_path, docker
         assert again.details["failing"] == ["tests/unit/test_helper.py"] and "no_such_helper_xyz" in again.output
 
 
+def test_a_test_whose_own_code_misses_a_name_the_project_defines_is_named_with_it(tmp_path, docker_engine):
+    # A doctest of the docs with no import (its docs' conftest would give the name) and a test missing an import
+    # cannot pass whatever the code does; the same NameError raised inside the project's code (a module that forgot
+    # an import) is the code's fault, and a name nobody defines is a typo to fix: neither is named.
+    files = {**SRC_LAYOUT, "pytest.ini": "[pytest]\npythonpath = src\naddopts = --doctest-glob='*.rst'\n",
+             "docs/guide.rst": "Guide\n=====\n\n>>> middle([5, 1, 3])\n3\n",
+             "src/stats/extra.py": "def spread(xs):\n    return middle(xs)\n",
+             "tests/test_forgot.py": "def test_forgot():\n    assert middle([1]) == 1\n\n\n"
+                                     "def test_typo():\n    assert midle([1]) == 1\n",
+             "tests/test_extra.py": "from stats.extra import spread\n\n\ndef test_spread():\n"
+                                    "    assert spread([1]) == 1\n"}
+    with own_sandbox(tmp_path, "unbound", files) as box:
+        ran = box.run_tool("run_tests", {}, 120)
+        assert {"docs/guide.rst::guide.rst", "tests/test_forgot.py::test_forgot", "tests/test_forgot.py::test_typo",
+                "tests/test_extra.py::test_spread"} <= set(ran.details["failing"]), ran.output
+        assert ran.details["unbound"] == {"docs/guide.rst::guide.rst": "middle",
+                                          "tests/test_forgot.py::test_forgot": "middle"}, ran.output
+        brief = box.run_tool("run_tests", {"selection": ["tests/test_forgot.py", "tests/test_extra.py"]}, 60)
+        assert brief.details["unbound"] == {"tests/test_forgot.py::test_forgot": "middle"}, brief.output
+
+
 def test_a_failing_doctest_of_a_text_file_is_named_by_its_path(tmp_path, docker_engine):
     # pytest's junit report names a text file's doctest (--doctest-glob) by its dotted path, suffix and all: the
     # id must be the file itself, or neither run_tests nor the spectrum can run it again.

@@ -71,6 +71,19 @@ def test_a_test_that_needs_a_module_the_sandbox_lacks_is_never_the_check_and_the
     assert "calc_yaml_support_not_installed_xyz" in run.stdout
 
 
+def test_a_test_whose_own_code_misses_a_name_is_never_the_check_and_the_user_is_told(tmp_path, fake):
+    # test_calc_doc.py shares "calc" with the goal, so it would be the goal's; it never imports add.
+    unbound = "def test_add_doc():\n    assert add(1, 1) == 2\n"
+    repo = make_repo(tmp_path / "repo", {**CALC, "test_calc_doc.py": unbound})
+    fake.add(PLAN, FIX_ADD, FINISH)
+    run = run_omni(repo, "--yes", "fix add in calc.py", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout + run.stderr
+    check = next(e for e in run.events() if e["kind"] == "check")
+    assert check["tests"] == ["test_calc.py::test_add"] and check["unrelated"] == ["test_calc_doc.py::test_add_doc"]
+    (warning,) = [e["message"] for e in run.events() if e["kind"] == "warning" and "never binds" in e["message"]]
+    assert warning.startswith("1 test(s) fail before the run on a name their own code uses and never binds: add,")
+
+
 def test_a_module_the_goal_asks_for_is_not_a_missing_installation():
     from omni.check.environment import not_installed
     from omni.goal.reading import read_goal

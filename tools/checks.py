@@ -12,6 +12,7 @@ from collections import Counter
 
 from context import Context, result
 from testmap import for_sources
+from unbound import unbound_name
 from workspace import ToolError, nearest_paths, resolve
 
 TRACE_LINES = 12
@@ -198,6 +199,7 @@ def _junit_summary(path: str, workspace) -> dict | None:
                 failing.append({"id": test_id, "kind": child.tag, "message": (child.get("message") or "")[:500],
                                 "raised": _raised(child.get("message") or ""),
                                 "missing": _not_installed(child.text or "", workspace),
+                                "unbound": unbound_name(child.text or "", test_id.split("::")[0], workspace),
                                 "trace": ("[...]\n" if len(trace) > TRACE_LINES else "") + "\n".join(trimmed)})
             elif child.tag == "skipped":
                 outcome = "skipped"
@@ -307,6 +309,7 @@ def _pytest(ctx: Context, selection: list[str], timeout: int) -> dict:
                   summary=c, failing=[f["id"] for f in summary["failing"]], headline=head,
                   raised={f["id"]: f["raised"] for f in summary["failing"]},
                   missing={f["id"]: f["missing"] for f in summary["failing"] if f["missing"]},
+                  unbound={f["id"]: f["unbound"] for f in summary["failing"] if f["unbound"]},
                   failures={f["id"]: _failure_text(f) for f in summary["failing"][:10]})
 
 

@@ -106,6 +106,8 @@ class TestDetails(Details):
     headline: str = Field("", description="one line: the counts")
     raised: dict[str, str] = Field(default_factory=dict, description="failing test id -> the exception it raised")
     missing: dict[str, str] = Field(default_factory=dict, description="test id -> a module it needs, not installed")
+    unbound: dict[str, str] = Field(default_factory=dict, description="test id -> a name the project defines that "
+                                    "the test's own code uses and never binds (tools/unbound.py)")
     failures: dict[str, str] = Field(default_factory=dict, description="failing test id -> message and trace end")
 
 

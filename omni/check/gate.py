@@ -44,6 +44,7 @@ class TestState:
     headline: str = ""
     report: str = ""  # the failing tests with their messages, as run_tests shows them
     missing: dict[str, str] = field(default_factory=dict)  # failing test -> a module it needs that is not installed
+    unbound: dict[str, str] = field(default_factory=dict)  # failing test -> a name its own code never binds
 
 
 class FinishGate:
@@ -73,7 +74,7 @@ class FinishGate:
             said = (result.error or result.output).strip()
             return TestState(ran=False, headline=said.splitlines()[0][:200] if said else "no tests")
         return TestState(ran=True, failing=set(found.failing), headline=found.headline, report=result.output,
-                         missing=dict(found.missing))
+                         missing=dict(found.missing), unbound=dict(found.unbound))
 
     def _lint(self, paths: list[str] | None) -> tuple[Counter, list[str] | None]:
         """(every finding as (path, 'CODE message'), the ones the lint tool judged new or None if it could not)"""

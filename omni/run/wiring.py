@@ -14,7 +14,7 @@ from omni.box.sandbox import DockerSandbox, SandboxConfig, ensure_image
 from omni.box.toolbox import Toolbox, details
 from omni.box.workspace import Workspace, WorkspaceTooLarge
 from omni.check.examples import GoalExamples
-from omni.check.environment import not_installed, note
+from omni.check.environment import not_installed, note, unbound_note
 from omni.check.gate import FinishGate, TestState
 from omni.check.reproduction_file import PATH as REPRODUCTION_PATH
 from omni.check.reproduction import Reproduction
@@ -174,12 +174,16 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
 
 def goal_scope(reading: GoalReading, base: TestState, events) -> GoalTests:
     """The tests failing at the start that the goal is about, and the rest. One that cannot import a module the
-    sandbox lacks is never the goal's (no fix makes it pass), and the user is told what to declare."""
+    sandbox lacks, or whose own code misses a name the project defines, is never the goal's (no fix makes it pass),
+    and the user is told why (omni/check/environment.py)."""
     missing = not_installed(base.missing, reading)
     if missing:
         events.emit("warning", message=note(missing))
-    scope = reading.tests(sorted(base.failing - set(missing)))
-    return GoalTests(scope.about, scope.unrelated + sorted(missing))
+    if base.unbound:
+        events.emit("warning", message=unbound_note(base.unbound))
+    left_out = set(missing) | set(base.unbound)
+    scope = reading.tests(sorted(base.failing - left_out))
+    return GoalTests(scope.about, scope.unrelated + sorted(left_out))
 
 
 def after_the_plan(agent: Agent, prompt: str) -> list[dict]:
