@@ -57,31 +57,25 @@ def test_a_failing_test_the_goal_is_not_about_is_reported_and_never_blocks(tmp_p
     assert [e["decision"] for e in run.events() if e["kind"] == "gate"] == ["accept"]
 
 
-def test_a_test_that_needs_a_module_the_sandbox_lacks_is_never_the_check_and_the_user_is_told(tmp_path, fake):
-    # test_calc_yaml.py shares "calc" with the goal, so it would be the goal's; it cannot even import here.
-    needs = "import calc_yaml_support_not_installed_xyz\n\n\ndef test_yaml():\n    pass\n"
-    repo = make_repo(tmp_path / "repo", {**CALC, "test_calc_yaml.py": needs})
+@pytest.mark.parametrize("name, content, left_out, said", [
+    # needs a module the sandbox lacks: it cannot even import here
+    ("test_calc_yaml.py", "import calc_yaml_support_not_installed_xyz\n\n\ndef test_yaml():\n    pass\n",
+     "test_calc_yaml.py", "1 test(s) cannot run in the sandbox: they import calc_yaml_support_not_installed_xyz"),
+    # its own code uses add and never imports it: no change to calc.py makes it pass
+    ("test_calc_doc.py", "def test_add_doc():\n    assert add(1, 1) == 2\n", "test_calc_doc.py::test_add_doc",
+     "1 test(s) fail before the run on a name their own code uses and never binds: add, which"),
+])
+def test_a_test_no_change_to_the_code_can_fix_is_never_the_check_and_the_user_is_told(tmp_path, fake, name, content,
+                                                                                     left_out, said):
+    # The file shares "calc" with the goal, so it would be the goal's.
+    repo = make_repo(tmp_path / "repo", {**CALC, name: content})
     fake.add(PLAN, FIX_ADD, FINISH)
     run = run_omni(repo, "--yes", "fix add in calc.py", fake=fake, sandbox="local")
     assert run.code == 0, run.stdout + run.stderr
     check = next(e for e in run.events() if e["kind"] == "check")
-    assert check["tests"] == ["test_calc.py::test_add"] and check["unrelated"] == ["test_calc_yaml.py"], check
-    (warning,) = [e["message"] for e in run.events() if e["kind"] == "warning" and "cannot run" in e["message"]]
-    assert "1 test(s) cannot run in the sandbox: they import calc_yaml_support_not_installed_xyz" in warning
-    assert "calc_yaml_support_not_installed_xyz" in run.stdout
-
-
-def test_a_test_whose_own_code_misses_a_name_is_never_the_check_and_the_user_is_told(tmp_path, fake):
-    # test_calc_doc.py shares "calc" with the goal, so it would be the goal's; it never imports add.
-    unbound = "def test_add_doc():\n    assert add(1, 1) == 2\n"
-    repo = make_repo(tmp_path / "repo", {**CALC, "test_calc_doc.py": unbound})
-    fake.add(PLAN, FIX_ADD, FINISH)
-    run = run_omni(repo, "--yes", "fix add in calc.py", fake=fake, sandbox="local")
-    assert run.code == 0, run.stdout + run.stderr
-    check = next(e for e in run.events() if e["kind"] == "check")
-    assert check["tests"] == ["test_calc.py::test_add"] and check["unrelated"] == ["test_calc_doc.py::test_add_doc"]
-    (warning,) = [e["message"] for e in run.events() if e["kind"] == "warning" and "never binds" in e["message"]]
-    assert warning.startswith("1 test(s) fail before the run on a name their own code uses and never binds: add,")
+    assert check["tests"] == ["test_calc.py::test_add"] and check["unrelated"] == [left_out], check
+    (warning,) = [e["message"] for e in run.events() if e["kind"] == "warning" and e["message"].startswith(said)]
+    assert said.split(": ", 1)[1] in " ".join(run.stdout.split())  # shown to the user too
 
 
 def test_a_module_the_goal_asks_for_is_not_a_missing_installation():

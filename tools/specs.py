@@ -106,8 +106,7 @@ class TestDetails(Details):
     headline: str = Field("", description="one line: the counts")
     raised: dict[str, str] = Field(default_factory=dict, description="failing test id -> the exception it raised")
     missing: dict[str, str] = Field(default_factory=dict, description="test id -> a module it needs, not installed")
-    unbound: dict[str, str] = Field(default_factory=dict, description="test id -> a name the project defines that "
-                                    "the test's own code uses and never binds (tools/unbound.py)")
+    unbound: dict[str, str] = Field(default_factory=dict, description="test id -> a name its own code never binds")
     failures: dict[str, str] = Field(default_factory=dict, description="failing test id -> message and trace end")
 
 
@@ -126,7 +125,6 @@ class AiderDetails(EditDetails):
 
 class Spec(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
     kind: ClassVar[str] = READ
     core: ClassVar[int] = 0  # its place in the small-model set (--tools core); 0: not in it
     edits: ClassVar[bool] = False  # a host tool that changes files (checkpointed and guarded like an edit)
