@@ -78,6 +78,23 @@ def test_a_test_no_change_to_the_code_can_fix_is_never_the_check_and_the_user_is
     assert said.split(": ", 1)[1] in " ".join(run.stdout.split())  # shown to the user too
 
 
+def test_the_checks_tests_run_in_the_order_the_suite_runs_them(tmp_path, fake):
+    # tests/conftest.py fills the session's doctest namespace; the docs' doctest, collected after tests/, uses it.
+    # Run docs first (sorted), the doctest fails on a name no change to calc.py can bind.
+    repo = make_repo(tmp_path / "repo", {
+        "calc.py": CALC["calc.py"], "tests/test_calc.py": CALC["test_calc.py"],
+        "pytest.ini": "[pytest]\ntestpaths = tests docs\naddopts = --doctest-glob=*.md\npythonpath = .\n",
+        "tests/conftest.py": "import calc\nimport pytest\n\n\n@pytest.fixture(autouse=True)\n"
+                             "def calc_for_doctests(doctest_namespace):\n    doctest_namespace['calc'] = calc\n",
+        "docs/add.md": ">>> calc.add(2, 3)\n5\n"})
+    fake.add(PLAN, FIX_ADD, FINISH)
+    run = run_omni(repo, "--yes", "fix add in calc.py so the failing tests pass", fake=fake, sandbox="local")
+    assert run.code == 0, run.stdout + run.stderr
+    check = next(e for e in run.events() if e["kind"] == "check")
+    assert check["tests"] == ["tests/test_calc.py::test_add", "docs/add.md::add.md"], check
+    assert run.summary()["check"]["holds"] is True
+
+
 def test_a_module_the_goal_asks_for_is_not_a_missing_installation():
     from omni.check.environment import not_installed
     from omni.goal.reading import read_goal

@@ -45,6 +45,14 @@ class TestState:
     report: str = ""  # the failing tests with their messages, as run_tests shows them
     missing: dict[str, str] = field(default_factory=dict)  # failing test -> a module it needs that is not installed
     unbound: dict[str, str] = field(default_factory=dict)  # failing test -> a name its own code never binds
+    order: list[str] = field(default_factory=list)  # the failing tests in the order the suite ran them
+
+    def in_order(self) -> list[str]:
+        """The failing tests in the order the suite ran them: run alone, a test can need what an earlier one set up
+        (a conftest's session fixture fills doctest_namespace for the doctests collected after it). Any the order
+        lacks (a state built by hand) come last, sorted."""
+        ran = list(dict.fromkeys(t for t in self.order if t in self.failing))
+        return ran + sorted(self.failing - set(ran))
 
 
 class FinishGate:
@@ -74,7 +82,7 @@ class FinishGate:
             said = (result.error or result.output).strip()
             return TestState(ran=False, headline=said.splitlines()[0][:200] if said else "no tests")
         return TestState(ran=True, failing=set(found.failing), headline=found.headline, report=result.output,
-                         missing=dict(found.missing), unbound=dict(found.unbound))
+                         missing=dict(found.missing), unbound=dict(found.unbound), order=list(found.failing))
 
     def _lint(self, paths: list[str] | None) -> tuple[Counter, list[str] | None]:
         """(every finding as (path, 'CODE message'), the ones the lint tool judged new or None if it could not)"""

@@ -126,7 +126,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
                                 parts.toolbox.schemas(), example_samples=s.samples)  # the steps' tools: one prefix
 
     def about() -> list[str]:  # the tests failing at the start that the goal is about (settled in ready())
-        return [t for t in sorted(gate.base_tests.failing) if t not in gate.unrelated]
+        return [t for t in gate.base_tests.in_order() if t not in gate.unrelated]  # the suite's order: see in_order
 
     def check() -> Check:  # settled before the first step (read when used); grows with what the gate finds broken
         return Check(about() + sorted(gate.broken) + reproduction.tests, [vars(e) for e in examples.examples],
@@ -182,7 +182,7 @@ def goal_scope(reading: GoalReading, base: TestState, events) -> GoalTests:
     if base.unbound:
         events.emit("warning", message=unbound_note(base.unbound))
     left_out = set(missing) | set(base.unbound)
-    scope = reading.tests(sorted(base.failing - left_out))
+    scope = reading.tests([t for t in base.in_order() if t not in left_out])
     return GoalTests(scope.about, scope.unrelated + sorted(left_out))
 
 
