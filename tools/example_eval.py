@@ -36,12 +36,14 @@ def module_of(path: str) -> str:
     return ".".join(parts)
 
 
-def defining_modules(name: str):
-    pattern = re.compile(rf"^(?:async\s+def|def|class)\s+{name}\b|^{name}\s*[:=]", re.M)
-    for folder, dirs, files in os.walk("."):
+def defining_modules(name: str, root: str = "."):
+    """The modules of the repository at root, outside its tests, that define name at their top (def, class,
+    assignment), as dotted names."""
+    pattern = re.compile(rf"^(?:async\s+def|def|class)\s+{re.escape(name)}\b|^{re.escape(name)}\s*[:=]", re.M)
+    for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS and "test" not in d)
         for file in sorted(files):
-            if not file.endswith(".py") or file.startswith("test") or file == "setup.py":
+            if not file.endswith(".py") or file.startswith("test") or file in ("setup.py", "conftest.py"):
                 continue
             try:
                 with open(os.path.join(folder, file), encoding="utf-8") as handle:
@@ -49,7 +51,7 @@ def defining_modules(name: str):
             except (OSError, UnicodeDecodeError):
                 continue
             if pattern.search(text):
-                yield module_of(os.path.join(folder, file))
+                yield module_of(os.path.relpath(os.path.join(folder, file), root))
 
 
 def from_module(name: str):

@@ -10,8 +10,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from files import SKIP_DIRS
-from testmap import is_test_file
+from example_eval import defining_modules
 
 _NAME_ERROR = re.compile(r"NameError\W{1,3}name '(\w+)' is not defined")
 _FRAME = re.compile(r'^\s*File "([^"]+)", line \d+|^([^\s:"]+\.(?:py|rst|md|txt)):\d+: ', re.M)
@@ -39,16 +38,4 @@ def unbound_name(trace: str, test_path: str, root: Path) -> str:
 @lru_cache(maxsize=64)  # a suite's failing doctests often miss the same name
 def _defined(root: Path, name: str) -> bool:
     """Whether a module of the project's, outside its tests, defines name at its top (def, class, assignment)."""
-    pattern = re.compile(rf"^(?:(?:async\s+)?def|class)\s+{re.escape(name)}\b|^{re.escape(name)}\s*(?::[^=]*)?=",
-                         re.M)
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".") and d not in ("tests", "test"))
-        for file in files:
-            if file.endswith(".py") and not is_test_file(file) and file != "conftest.py":
-                try:
-                    text = (Path(folder) / file).read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    continue
-                if pattern.search(text):
-                    return True
-    return False
+    return next(defining_modules(name, str(root)), None) is not None
