@@ -271,3 +271,32 @@ def test_a_copy_is_a_statement_kind_first_where_the_tests_point_and_after_the_on
     assert kinds.count("copy") == 1 and "change" not in kinds[kinds.index("copy"):]
     near = [kind(PRICE, v) for v in mutants(PRICE, limit=200, near=frozenset({7}))]  # `total = order.net`
     assert near[0] == "copy" and near.count("change") == kinds.count("change")  # no other change touches line 7
+
+
+def test_a_patterns_character_class_takes_digits_too_and_its_repeats_and_anchors_change_one_at_a_time():
+    """A slug that lost its digits: the fix is the class `[^a-z\\d]`, one change of the pattern; raw stays raw."""
+    source = ('def slug(title):\n    return re.sub(r"[^a-z]+", "-", title.lower()).strip("-")\n')
+    changed = [changed_lines(source, v) for v in mutants(source, limit=200)]
+    patterned = [c[0] for c in changed if 'r"[^a-z]+"' not in c[0] and "title.lower()" in c[0]]
+    assert patterned == ['+    return re.sub(r"[^a-z\\d]+", "-", title.lower()).strip("-")',  # digits too
+                         '+    return re.sub(r"[a-z]+", "-", title.lower()).strip("-")',  # negated the other way
+                         '+    return re.sub(r"[^a-z]*", "-", title.lower()).strip("-")']  # `+` as `*`
+
+
+def test_a_pattern_changes_only_into_one_that_compiles_and_keeps_its_quotes_and_escapes():
+    from omni.repair.patterns import patterns, variants
+
+    source = ("def version(text):\n    found = re.match('^v?(\\\\d+)\\\\.(\\\\d{1,3})$', text)\n"
+              "    words = re.split(KEYS, text)\n    return re.findall(r'a' r'b', text), found, words\n")
+    variants_of = [changed_lines(source, v) for v in mutants(source, limit=200)]
+    in_match = [c[0] for c in variants_of if c and "re.match" in c[0]]
+    assert "+    found = re.match('^v(\\\\d+)\\\\.(\\\\d{1,3})$', text)" in in_match  # the optional `v` required
+    assert "+    found = re.match('^v?(\\\\d+)\\\\.(\\\\d{1,4})$', text)" in in_match  # a count one more
+    assert "+    found = re.match('v?(\\\\d+)\\\\.(\\\\d{1,3})$', text)" in in_match  # an anchor left out
+    lines = source.splitlines(keepends=True)
+    changed = {edit[0] for node in ast.walk(ast.parse(source)) for edit in patterns(node, lines, set())}
+    assert changed == {2}  # a name (line 3) and two literals side by side (line 4) are never changed
+    counted = 'def pair(s):\n    return re.match(r"\\d{2,2}", s)\n'
+    assert "\\d{3,2}" in variants("\\d{2,2}")  # a bound one more: the least above the most
+    offered = [e[4] for node in ast.walk(ast.parse(counted)) for e in patterns(node, counted.splitlines(True), set())]
+    assert 'r"\\d{1,2}"' in offered and not any("{3,2}" in text for text in offered)  # it does not compile

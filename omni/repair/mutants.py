@@ -3,17 +3,17 @@
 `or`, a `not` dropped, `+` and `-`, an integer one more or one less, a name one more or one less where it counts or
 indexes (an index, a slice's bound, `range`'s end, the left of `%` and `//`), the two arguments of a call swapped,
 `True` and `False`, one operand of `and`/`or` left out (`x = x or y` for `x = y`), a slice taken off (`rows[:1]` as
-`rows`), a parameter the function never reads passed on by name to a call it makes (`f(s)` as `f(s, limit=limit)`:
-an argument dropped); then a comparison turned the other way or negated (`<` as `>` or `>=`), a call of one of a
-pair of twins as the other (`min` and `max`, `startswith` and `endswith`, `lstrip` and `rstrip`, `int` and `round`,
-...), `break` and `continue`, and a condition negated (`if x:` as `if not x:`), and last a name read as a sibling
-name the definition also uses (one word more, less or other: `LowerBound` and `UpperBound`, `start_index` and
-`end_index`), the operators mutation testing tools apply beside the first; after all of those, the statement kinds
-(omni/repair/statements.py: one left out, two swapped, one copied into another block). They cost no model call;
-verified repair tries them beside the sampled rewrites, judged the same way, when a round of samples found none that
-passes (omni/repair/verified.py). A 1.5B model asked for a 40-line rewrite mostly writes the code back unchanged; a
-one-token fix is among these. Only so many are tried: the changes on the lines the failing tests point to (the
-spectrum's best lines, when known) come first."""
+`rows`), a parameter the function never reads passed on by name to a call it makes (`f(s)` as `f(s, limit=limit)`: an
+argument dropped), a `re` call's pattern with one change (omni/repair/patterns.py: `[a-z]` as `[a-z\\d]`); then a
+comparison turned the other way or negated (`<` as `>` or `>=`), a call of one of a pair of twins as the other (`min`
+and `max`, `startswith` and `endswith`, `lstrip` and `rstrip`, `int` and `round`, ...), `break` and `continue`, and a
+condition negated (`if x:` as `if not x:`), and last a name read as a sibling name the definition also uses (one word
+more, less or other: `LowerBound` and `UpperBound`, `start_index` and `end_index`), the operators mutation testing tools
+apply beside the first; after all of those, the statement kinds (omni/repair/statements.py: one left out, two swapped,
+one copied into another block). They cost no model call; verified repair tries them beside the sampled rewrites, judged
+the same way, when a round of samples found none that passes (omni/repair/verified.py). A 1.5B model asked for a 40-line
+rewrite mostly writes the code back unchanged; a one-token fix is among these. Only so many are tried: the changes on
+the lines the failing tests point to (the spectrum's best lines, when known) come first."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import textwrap
 from collections.abc import Iterator
 from functools import partial
 
+from omni.repair.patterns import patterns
 from omni.repair.statements import Edit, statement_kinds
 
 MAX_MUTANTS = 64  # at most, when trying one is quick (verified repair tries as many as fit in a minute)
@@ -81,7 +82,7 @@ def _edits(tree: ast.AST, lines: list[str], tiers: tuple[frozenset[int], ...]) -
                   and isinstance(b.body[0], ast.Expr) and isinstance(b.body[0].value, ast.Constant)}
     siblings = partial(_siblings, names=_names(nodes))
     one_change = (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands, _unsliced, _forwarded,
-                  _directions, _twins, _negations, siblings)
+                  patterns, _directions, _twins, _negations, siblings)
     groups = [[[edit for node in nodes for edit in kind(node, lines, docstrings)] for kind in group]
               for group in (one_change, statement_kinds(tree, docstrings))]
     for tier in range(len(tiers) + 1):
