@@ -177,11 +177,14 @@ def test_code_with_nothing_to_change_or_that_does_not_parse_gives_none(source):
 
 
 def kind(before: str, after: str) -> str:
-    """"swap": the same lines in another order; "drop": lines left out, none changed; "copy": lines added, each
-    one the code has already (in another margin), none removed; else "change"."""
+    """"swap": the same lines in another order; "move": the same lines, one in another margin; "drop": lines left
+    out, none changed; "copy": lines added, each one the code has already (in another margin), none removed; else
+    "change"."""
     old, new = before.splitlines(), after.splitlines()
     if sorted(old) == sorted(new):
         return "swap"
+    if sorted(line.strip() for line in old) == sorted(line.strip() for line in new):
+        return "move"
     if len(new) > len(old) and not removed_lines(before, after):
         known = {line.strip() for line in old}
         return "copy" if all(line[1:].strip() in known for line in changed_lines(before, after)) else "change"
@@ -300,3 +303,25 @@ def test_a_pattern_changes_only_into_one_that_compiles_and_keeps_its_quotes_and_
     assert "\\d{3,2}" in variants("\\d{2,2}")  # a bound one more: the least above the most
     offered = [e[4] for node in ast.walk(ast.parse(counted)) for e in patterns(node, counted.splitlines(True), set())]
     assert 'r"\\d{1,2}"' in offered and not any("{3,2}" in text for text in offered)  # it does not compile
+
+
+RECORD = ("def record(self, key, value):\n    try:\n        entry = self.entries[key]\n    except KeyError:\n"
+          "        entry = self.entries[key] = Entry(key)\n        entry.seen = self.clock()\n    else:\n"
+          "        entry.hits += 1\n    entry.value = value\n")
+
+
+def test_the_last_statement_of_a_block_is_moved_out_to_after_the_statement_that_holds_it():
+    """What every branch needs, written into one: `entry.seen` set only when the key was new."""
+    moved = RECORD.replace("        entry.seen = self.clock()\n", "").replace(
+        "        entry.hits += 1\n", "        entry.hits += 1\n    entry.seen = self.clock()\n")
+    variants = mutants(RECORD, limit=200)
+    assert moved in variants
+    assert RECORD.replace("        entry.hits += 1\n", "").replace(  # the `else` has one statement: never emptied
+        "    entry.value = value\n", "    entry.hits += 1\n    entry.value = value\n") not in variants
+    loop = ("def total(rows):\n    amount = 0\n    for row in rows:\n        amount += row.amount\n"
+            "        report(amount)\n    return amount\n")
+    once = loop.replace("        report(amount)\n    return", "    report(amount)\n    return")
+    assert once in mutants(loop, limit=200) and kind(loop, once) == "move"
+    chain = "def f(x):\n    if x > 1:\n        y = 2\n    elif x < 0:\n        y = 3\n        y += x\n    return y\n"
+    outside = chain.replace("        y += x\n    return y\n", "    y += x\n    return y\n")
+    assert outside not in mutants(chain, limit=200)  # an elif's block is left to its chain, whose `orelse` it is

@@ -8,12 +8,13 @@ argument dropped), a `re` call's pattern with one change (omni/repair/patterns.p
 comparison turned the other way or negated (`<` as `>` or `>=`), a call of one of a pair of twins as the other (`min`
 and `max`, `startswith` and `endswith`, `lstrip` and `rstrip`, `int` and `round`, ...), `break` and `continue`, and a
 condition negated (`if x:` as `if not x:`), and last a name read as a sibling name the definition also uses (one word
-more, less or other: `LowerBound` and `UpperBound`, `start_index` and `end_index`), the operators mutation testing tools
-apply beside the first; after all of those, the statement kinds (omni/repair/statements.py: one left out, two swapped,
-one copied into another block). They cost no model call; verified repair tries them beside the sampled rewrites, judged
-the same way, when a round of samples found none that passes (omni/repair/verified.py). A 1.5B model asked for a 40-line
-rewrite mostly writes the code back unchanged; a one-token fix is among these. Only so many are tried: the changes on
-the lines the failing tests point to (the spectrum's best lines, when known) come first."""
+more, less or other: `LowerBound` and `UpperBound`, `start_index` and `end_index`), the operators mutation testing
+tools apply beside the first; after all of those, the statement kinds (omni/repair/statements.py: one left out, two
+swapped, one copied into another block, one moved out of its block). They cost no model call; verified repair tries
+them beside the sampled rewrites, judged the same way, when a round of samples found none that passes
+(omni/repair/verified.py). A 1.5B model asked for a 40-line rewrite mostly writes the code back unchanged; a
+one-token fix is among these. Only so many are tried: the changes on the lines the failing tests point to (the
+spectrum's best lines, when known) come first."""
 
 from __future__ import annotations
 

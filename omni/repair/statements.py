@@ -1,8 +1,9 @@
-"""Statement-level mechanical candidates, the three edits of statement-level repair (as in GenProg), made from the
-definition's own statements: one left out, two neighbours swapped, and one copied into another of its blocks. The
-copy is the insert, with the code as its only donor: a case one branch handles and its sibling lost (`if sign ==
-"-": ret = -ret` at the end of an `if`'s body, and not of its `else`) is made of a statement already written
-there. omni/repair/mutants.py tries these after its one-change kinds, where the tests point and elsewhere."""
+"""Statement-level mechanical candidates, the edits of statement-level repair (as in GenProg), made from the
+definition's own statements: one left out, two neighbours swapped, one copied into another of its blocks, and one moved
+out of its block to after the statement that holds it. The copy is the insert, with the code as its only donor: a case
+one branch handles and its sibling lost (`if sign == "-": ret = -ret` at the end of an `if`'s body, and not of its
+`else`) is made of a statement already written there. omni/repair/mutants.py tries these after its one-change kinds,
+where the tests point and elsewhere."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def statement_kinds(tree: ast.AST, docstrings: set[int]) -> tuple[Kind, ...]:
     donors = [(s, before) for node in ast.walk(tree) for block in _blocks(node)
               for before, s in zip(block, block[1:], strict=False)
               if _guard_or_effect(s, docstrings) and s.end_lineno - s.lineno < DONOR_LINES]
-    return (_dropped, _reordered, partial(_copied, donors=donors))
+    return (_dropped, _reordered, partial(_copied, donors=donors), _moved_out)
 
 
 def _dropped(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
@@ -79,6 +80,26 @@ def _copied(node: ast.AST, lines: list[str], docstrings: set[int],
             own = "".join(lines[anchor.lineno - 1:anchor.end_lineno - 1]) + last
             text = f"{copy}\n{own}" if stop else f"{own}\n{copy}"
             yield (anchor.lineno, 0, anchor.end_lineno, len(last.encode()), text)
+
+
+def _moved_out(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    """The last statement of a block of an `if`, `try`, loop or `with` (a guard, an assignment or a call, with its lines
+    to itself, not the block's only one) moved out, to just after the whole statement at its margin: what every branch
+    needs, written into one (`entry.seen = now` at the end of an `except` and not after the `try`), or what a loop does
+    each round that was meant once after it. An `elif` is left to the `if` that heads its chain."""
+    compound = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
+    if not isinstance(node, compound) or lines[node.lineno - 1].lstrip().startswith("elif"):
+        return
+    end, last = node.end_lineno, lines[node.end_lineno - 1].rstrip("\r\n")
+    for block in _blocks(node):
+        moved = block[-1]
+        rows = _text(moved, lines).splitlines()
+        if len(block) < 2 or not _guard_or_effect(moved, docstrings) or not _alone(moved, lines) \
+                or any(row[:moved.col_offset].strip() for row in rows):
+            continue
+        out = "\n".join(" " * node.col_offset + row[moved.col_offset:] if row.strip() else "" for row in rows)
+        rest = "".join(lines[moved.end_lineno:end]).rstrip("\r\n")  # the statement's parts after the block
+        yield (moved.lineno, 0, end, len(last.encode()), f"{rest}\n{out}" if rest else out)
 
 
 def _assigned(statement: ast.stmt) -> set[str]:
