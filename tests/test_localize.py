@@ -86,6 +86,10 @@ def test_long():
     assert long_one(1) == 2
 
 
+def test_apply_slice():
+    assert pkg.core.query('1:', [0, 1, 2]) == [2]
+
+
 def encode(x):
     return x
 """
@@ -147,6 +151,9 @@ def test_one_rule_names_one_definition(sandbox, goal, tests, expressions, expect
     ("add count_reps and more to pkg/core.py", [], ["count_reps([1]) == more([1])"]),  # two names missing
     ("the docs are unclear", [], []),
     ("Delta._fix in pkg/core.py is slow", [], []),  # a method Delta has: not new, and nothing else names it
+    # named after apply_slice, whose name its code never writes: the name alone is weak evidence (test_indent of a
+    # template filter, and a compiler's method named indent); the spectrum then ties query, slice_spec, apply_slice
+    ("a start of 1 gives the wrong items", ["tests/test_core.py::test_apply_slice"], []),
     ("add Gamma.doubled to pkg/core.py", [], []),  # no class Gamma there to add it to
     ("query gives the wrong items", [], ["pkg.core.query('::2', [0, 1, 2, 3]) == [0, 2]"]),  # no goal word
 ])

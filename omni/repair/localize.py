@@ -7,7 +7,7 @@ Tried in this order; the first rule that names exactly one definition wins:
    one Python file outside the tests for it ("add word_count(text) to text/stats.py"); rewrites of it are new
    functions, added to that file. Or the goal names one `Class.method` that the class, in the one file it names,
    does not have: rewrites of it are new methods, added to the class;
-3. a failing test is named after it (test_parse_size tests parse_size);
+3. a failing test is named after it, and its code names it (test_parse_size calls parse_size);
 4. the failing tests and the goal's examples call exactly one name the project defines, and defines once;
 5. of the functions the goal's examples run, the last one called that is named after a word of the goal the
    examples do not spell out ("negative sizes are rejected" and `parse('-1k')` ran `check_sign` last): the
@@ -30,7 +30,9 @@ lines around the ones the tests point to. Everything is looked up with the sandb
 
 from __future__ import annotations
 
+import ast
 import builtins
+import textwrap
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -82,7 +84,8 @@ def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], express
     named = {t: _test_name(t).removeprefix("test_") for t in tests}
     defined = {d.name for d in _definitions(sandbox, [n for n in named.values() if n]) or []}
     for test, name in named.items():  # read_symbol scans the repository: only for names defined outside tests
-        if name in defined and (found := definition(sandbox, name, near)):
+        if name in defined and _names_it(_test_source(sandbox, test), name) and \
+                (found := definition(sandbox, name, near)):
             return Target(found[0], found[1], f"the failing test {test} is named after it")
     called = _called(sandbox, tests[:MAX_TESTS], expressions)
     if len(called) == 1 and (found := definition(sandbox, called[0], near)):
@@ -260,12 +263,7 @@ def _called(sandbox: Sandbox, tests: list[str], expressions: list[str]) -> list[
     """The names the tests' bodies and the expressions call that the project defines once. A bare call
     (`word_count(...)`) is to a module's function, so only those count for it; a call through a name
     (`pkg.parse(...)`) may be to a method too, so a function and a method of its name are two."""
-    sources = list(expressions)
-    for test in tests:
-        path, _, rest = test.partition("::")
-        ran = sandbox.run_tool("read_symbol", {"symbol": rest.replace("::", ".").split("[")[0], "path": path}, 60)
-        if ran.success and rest:
-            sources += details("read_symbol", ran).sources[:1]
+    sources = [*expressions, *filter(None, (_test_source(sandbox, t) for t in tests))]
     own = {_test_name(t) for t in tests}
     calls = [call for s in sources for call in calls_in(s)]
     names = sorted({n for n, _ in calls} - _NOT_PROJECT - own)
@@ -274,6 +272,25 @@ def _called(sandbox: Sandbox, tests: list[str], expressions: list[str]) -> list[
     anywhere = Counter(d.name for d in hits)
     top_level = Counter(d.name for d in hits if d.top_level)
     return sorted(n for n in names if (anywhere if any(t for m, t in calls if m == n) else top_level)[n] == 1)
+
+
+def _test_source(sandbox: Sandbox, test: str) -> str:
+    """A test function's source, read by its pytest id; "" for an id that names no function (a doctest's)."""
+    path, _, rest = test.partition("::")
+    ran = sandbox.run_tool("read_symbol", {"symbol": rest.replace("::", ".").split("[")[0], "path": path}, 60)
+    return (details("read_symbol", ran).sources[:1] or [""])[0] if ran.success and rest else ""
+
+
+def _names_it(source: str, name: str) -> bool:
+    """Whether a test's code names `name` (called, passed or read as an attribute; not in a string): a test named
+    after a function that reaches it through other code (a template, a wrapper) is about that code, and rule 3 gives
+    way to the rules after it. A source that cannot be read or parsed is taken to name it."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return True
+    return not source or any(getattr(n, "id", None) == name or getattr(n, "attr", None) == name
+                             for n in ast.walk(tree))
 
 
 def _definitions(sandbox: Sandbox, names: list[str], kinds: tuple[str, ...] = ("def", "class")) -> list | None:
