@@ -325,3 +325,18 @@ def test_the_last_statement_of_a_block_is_moved_out_to_after_the_statement_that_
     chain = "def f(x):\n    if x > 1:\n        y = 2\n    elif x < 0:\n        y = 3\n        y += x\n    return y\n"
     outside = chain.replace("        y += x\n    return y\n", "    y += x\n    return y\n")
     assert outside not in mutants(chain, limit=200)  # an elif's block is left to its chain, whose `orelse` it is
+
+
+def test_the_bodies_of_two_neighbouring_branches_of_a_chain_are_swapped_and_an_if_else_is_left_to_negation():
+    """None sorts first: `elif a is None` answers 1 and `elif b is None` -1, the wrong way round."""
+    rank = ("def rank(a, b):\n    if a is None and b is None:\n        return 0\n    elif a is None:\n"
+            "        return 1\n    elif b is None:\n        return -1\n    else:\n        return (a > b) - (a < b)\n")
+    swapped = [v for v in mutants(rank, limit=200) if kind(rank, v) == "swap"]
+    right = rank.replace("        return 1\n    elif b is None:\n        return -1\n",
+                         "        return -1\n    elif b is None:\n        return 1\n")
+    assert right in swapped
+    assert rank.replace("        return 0\n    elif a is None:\n        return 1\n",  # the first two
+                        "        return 1\n    elif a is None:\n        return 0\n") in swapped
+    assert len(swapped) == 3  # and the last elif's with the else's
+    sign = "def sign(x):\n    if x < 0:\n        return -1\n    else:\n        return 1\n"
+    assert [v for v in mutants(sign, limit=200) if kind(sign, v) == "swap"] == []  # `if not x < 0:` is one already

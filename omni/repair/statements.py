@@ -1,9 +1,9 @@
 """Statement-level mechanical candidates, the edits of statement-level repair (as in GenProg), made from the
-definition's own statements: one left out, two neighbours swapped, one copied into another of its blocks, and one moved
-out of its block to after the statement that holds it. The copy is the insert, with the code as its only donor: a case
-one branch handles and its sibling lost (`if sign == "-": ret = -ret` at the end of an `if`'s body, and not of its
-`else`) is made of a statement already written there. omni/repair/mutants.py tries these after its one-change kinds,
-where the tests point and elsewhere."""
+definition's own statements: one left out, two neighbours swapped, one copied into another of its blocks, one moved
+out of its block to after the statement that holds it, and the bodies of two neighbouring branches of a chain
+swapped. The copy is the insert, with the code as its only donor: a case one branch handles and its sibling lost (`if
+sign == "-": ret = -ret` at the end of an `if`'s body, and not of its `else`) is made of a statement already written
+there. omni/repair/mutants.py tries these after its one-change kinds, where the tests point and elsewhere."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def statement_kinds(tree: ast.AST, docstrings: set[int]) -> tuple[Kind, ...]:
     donors = [(s, before) for node in ast.walk(tree) for block in _blocks(node)
               for before, s in zip(block, block[1:], strict=False)
               if _guard_or_effect(s, docstrings) and s.end_lineno - s.lineno < DONOR_LINES]
-    return (_dropped, _reordered, partial(_copied, donors=donors), _moved_out)
+    return (_dropped, _reordered, partial(_copied, donors=donors), _moved_out, _branches_swapped)
 
 
 def _dropped(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
@@ -100,6 +100,26 @@ def _moved_out(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterato
         out = "\n".join(" " * node.col_offset + row[moved.col_offset:] if row.strip() else "" for row in rows)
         rest = "".join(lines[moved.end_lineno:end]).rstrip("\r\n")  # the statement's parts after the block
         yield (moved.lineno, 0, end, len(last.encode()), f"{rest}\n{out}" if rest else out)
+
+
+def _branches_swapped(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    """The bodies of two neighbouring branches of an `if`/`elif` chain swapped, the conditions kept: each case given
+    the other's answer (`elif a_is_int: return 1` / `elif b_is_int: return -1`, the wrong way round). Not an `if`'s
+    body with a plain `else`'s, which is the `if` negated (a one-change kind already)."""
+    if not isinstance(node, ast.If) or not node.orelse:
+        return
+    chained = isinstance(node.orelse[0], ast.If) and len(node.orelse) == 1 and \
+        lines[node.orelse[0].lineno - 1].lstrip().startswith("elif")
+    if not chained and not lines[node.lineno - 1].lstrip().startswith("elif"):
+        return
+    first, second = node.body, node.orelse[0].body if chained else node.orelse
+    if not (_alone(first[0], lines) and _alone(second[0], lines)) or first[0].col_offset != second[0].col_offset:
+        return
+    start, end = first[0].lineno, second[-1].end_lineno
+    between = "".join(lines[first[-1].end_lineno:second[0].lineno - 1])  # the `elif ...:` or `else:` line
+    one, other = ("".join(lines[b[0].lineno - 1:b[-1].end_lineno]).rstrip("\r\n") for b in (first, second))
+    if one.strip() != other.strip():
+        yield (start, 0, end, len(lines[end - 1].rstrip("\r\n").encode()), f"{other}\n{between}{one}")
 
 
 def _assigned(statement: ast.stmt) -> set[str]:
