@@ -43,6 +43,11 @@ FIX_ADD = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "r
     ("`to_int('0x1f')` should be `31`", [Example("to_int('0x1f')", "31")]),
     ("Calling middle([4, 1, 3, 2]) returns 3 but the result is supposed to be 2.5.",
      [Example("middle([4, 1, 3, 2])", "2.5")]),
+    # a comparison is what is said to be True or False, whole; said to be a number, it is its last operand's
+    ("Dates sort wrong: when('may 2') < when('june 1') is False here; it should be True.",
+     [Example("when('may 2') < when('june 1')", "True")]),
+    ("key(a) >= key(b) returns True instead of False", [Example("key(a) >= key(b)", "False")]),
+    ("For 3 < count_words('a b c d') it should be 4", [Example("count_words('a b c d')", "4")]),
 ])
 def test_examples_are_taken_from_the_way_bug_reports_state_them(goal, expected):
     assert goal_examples(goal) == expected

@@ -37,6 +37,7 @@ _EXPECTED = re.compile(r"(?:\bexpected(?:\s+(?:result|value|output|answer))?(?:\
 # Subject first: "I expected f(x) to be 2.5", "we want f(x) to return [1]".
 _TO_GIVE = re.compile(r"\s+to\s+" + _GIVE + r"\s+", re.I)
 _EXPECTING = re.compile(r"\b(?:expect(?:ed|s)?|want(?:ed|s)?|would\s+like|'d\s+like)\s+`?$", re.I)
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)  # the comparisons an example can be made of
 _SENTENCE = re.compile(r"[.!?](?=\s)|\n\s*\n")  # where a sentence ends: the last call before a verb is in it
 _CONDITIONS = {"when", "whenever", "if", "unless", "for"}  # "f(x) should be 3 when ...": a rule, not one case
 _PRONOUN = re.compile(r"(?:^|\W)(?:it|this|that)\s*$", re.I)  # "... is wrong: it should be ..." refers back
@@ -53,8 +54,9 @@ class Example:
         return f"{self.expression} == {self.expected}"
 
 
-def _tree(text: str) -> ast.expr | None:
-    """The expression `text` is, if it is one as code is written: on one line, with no `x. y` attribute."""
+def _tree(text: str, compare: bool = False) -> ast.expr | None:
+    """The expression `text` is, if it is one as code is written: on one line, with no `x. y` attribute; a comparison
+    only when compare (what a call is said of: `f(a) < f(b)` is False, it should be True)."""
     if "\n" in text or text.endswith((".", ",")):
         return None
     try:
@@ -66,7 +68,8 @@ def _tree(text: str) -> ast.expr | None:
         if isinstance(node, ast.Attribute) and \
                 data[node.value.end_col_offset:node.end_col_offset - len(node.attr.encode())] != b".":
             return None  # "[1, 2]. Then" is a sentence going on, not an attribute
-    if isinstance(tree, (ast.Compare, ast.BoolOp, ast.IfExp, ast.Tuple)):
+    if isinstance(tree, (ast.BoolOp, ast.IfExp, ast.Tuple)) or isinstance(tree, ast.Compare) and not (
+            compare and all(isinstance(op, _ORDERING) for op in tree.ops)):  # "f(x) in mod.py" is English
         return None  # one side of one comparison, not a chain of them ("3 and f(y) == 4")
     return tree
 
@@ -78,7 +81,7 @@ def _expression_before(goal: str, end: int) -> str | None:
         if (start and not (text[start - 1].isspace() or text[start - 1] in "(`\"'")) \
                 or not (text[start].isalpha() or text[start] == "_"):
             continue
-        tree = _tree(text[start:])
+        tree = _tree(text[start:], compare=True)
         if tree is not None and any(isinstance(node, ast.Call) for node in ast.walk(tree)):
             return text[start:]
     return None
@@ -153,10 +156,21 @@ def _stated(expression: str, expected: str, after: str) -> bool:
     """Whether "expression should equal expected" states one case: a value, not a word ("should be
     quiet"); a call with arguments, not a function named in prose ("width() should return -1 for a control
     character"); and not a condition after it."""
-    calls = [n for n in ast.walk(_tree(expression) or ast.Constant(0)) if isinstance(n, ast.Call)]
+    calls = [n for n in ast.walk(_tree(expression, compare=True) or ast.Constant(0)) if isinstance(n, ast.Call)]
     rest = after.lstrip()[len(expected):].split()
     return (not isinstance(_tree(expected), ast.Name) and any(c.args or c.keywords for c in calls)
             and not (rest and rest[0].lower() in _CONDITIONS))
+
+
+def _compared(expression: str, expected: str) -> str | None:
+    """A comparison is the example's expression when what it should give is True or False; else its last operand
+    is, when that has a call (`n < len(xs) should be 3` is said of len(xs))."""
+    tree = _tree(expression, compare=True)
+    if not isinstance(tree, ast.Compare) or expected in ("True", "False"):
+        return expression
+    last = tree.comparators[-1]
+    operand = expression.encode()[last.col_offset:last.end_col_offset].decode()
+    return operand if any(isinstance(n, ast.Call) for n in ast.walk(last)) else None
 
 
 def _after(goal: str, start: int) -> tuple[str, int] | None:
@@ -170,6 +184,7 @@ def goal_examples(goal: str) -> list[Example]:
     found: list[tuple[int, Example]] = []
 
     def take(at: int, expression: str | None, value: tuple[str, int] | None, check: bool = True) -> None:
+        expression = _compared(expression, value[0]) if expression and value else expression
         if expression and value and (not check or _stated(expression, value[0], goal[value[1] - len(value[0]):])):
             found.append((at, Example(expression, value[0])))
 
