@@ -44,6 +44,20 @@ def test_a_word_every_failing_test_shares_decides_only_when_nothing_else_does(go
     assert sorted(found.unrelated + found.about) == sorted(failing)
 
 
+SLUG = ["tests/test_text.py::test_slug_keeps_digits", "tests/test_text.py::test_slug_of_unicode",
+        "tests/test_text.py::test_slug_rejects_bytes"]
+
+
+@pytest.mark.parametrize("goal, about", [
+    # every failing test is named after the thing the goal asks for: all of them are the goal's
+    ("add slug(text) to text.py: it lowercases words and joins them with dashes; bytes raise TypeError", SLUG),
+    # the one file they share is no such word: the tests' own words decide
+    ("text.py: bytes should raise TypeError", SLUG[2:]),
+])
+def test_a_word_every_failing_test_is_named_after_ties_them_all_to_the_goal(goal, about):
+    assert goal_tests(goal, SLUG).about == about
+
+
 SIZES = ["tests/test_units.py::test_render[1048576-1.0 MB]", "tests/test_units.py::test_render[10-10 B]",
          "tests/test_cli.py::test_help", "tests/test_units.py::test_render[21048576-20.1 MB]"]
 

@@ -169,8 +169,12 @@ def words(text: str) -> set[str]:
 def words_of_test(test_id: str) -> set[str]:
     """The words of a pytest id: its file's path and its class and function names (tests/test_calc.py::test_add
     gives calc, add)."""
-    path, _, rest = test_id.partition("::")
-    return words(path.rsplit(".py", 1)[0].replace("/", " ")) | words(rest.split("[", 1)[0].replace("::", " "))
+    return words_of_place(test_id) | words(test_id.partition("::")[2].split("[", 1)[0].replace("::", " "))
+
+
+def words_of_place(test_id: str) -> set[str]:
+    """The words of a pytest id's file path alone (tests/test_calc.py::test_add gives calc)."""
+    return words(test_id.partition("::")[0].rsplit(".py", 1)[0].replace("/", " "))
 
 
 @dataclass(frozen=True)
@@ -183,9 +187,10 @@ def goal_tests(goal: str, failing: list[str]) -> GoalTests:
     """Which of the tests failing at the start the goal is about: the ones it names (by id or function); else all
     of them when the goal is about the tests as such ("make the failing tests pass"); else each test whose file or
     name shares a word with the goal (`fix add in calc.py` and tests/test_calc.py::test_add), or whose parameters
-    hold a value the goal writes (`"2.0.0-rc.1"` and test_order[2.0.0-rc.1-2.0.0]). A word every failing test has
-    (the package's folder, when its tests live in it) tells them apart only when no other word ties any of them to
-    the goal. A test none of that ties to the goal failed before the run for its own reasons."""
+    hold a value the goal writes (`"2.0.0-rc.1"` and test_order[2.0.0-rc.1-2.0.0]). A word of the place every
+    failing test is in (the package's folder, when its tests live in it; their one file) tells them apart only when
+    no other word ties any of them to the goal; a word every failing test is named after ties them all, as the goal
+    is about what they test. A test none of that ties to the goal failed before the run for its own reasons."""
     named = [t for t in failing if t in goal or re.search(rf"\b{re.escape(_function(t))}\b", goal)]
     if named:
         about = named
@@ -193,7 +198,7 @@ def goal_tests(goal: str, failing: list[str]) -> GoalTests:
         about = list(failing)
     else:
         said = words(_OPENING_VERB.sub(" ", goal))
-        shared = set.intersection(*map(words_of_test, failing)) if len(failing) > 1 else set()
+        shared = set.intersection(*map(words_of_place, failing)) if len(failing) > 1 else set()
         written = values_written(goal)
         about = [t for t in failing if (words_of_test(t) - shared) & said or _holds_value(t, written)] or \
             [t for t in failing if words_of_test(t) & said]

@@ -81,13 +81,19 @@ def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], express
             return Target(found[0], found[1], f"the goal says to fix {name}")
     if new := _not_written(sandbox, near, expressions) or _new_method(sandbox, near, reading):
         return new
+    sources: dict[str, str] = {}  # a test's source, read once for rules 3 and 4
+
+    def source(test: str) -> str:
+        if test not in sources:
+            sources[test] = _test_source(sandbox, test)
+        return sources[test]
+
     named = {t: _test_name(t).removeprefix("test_") for t in tests}
     defined = {d.name for d in _definitions(sandbox, [n for n in named.values() if n]) or []}
     for test, name in named.items():  # read_symbol scans the repository: only for names defined outside tests
-        if name in defined and _names_it(_test_source(sandbox, test), name) and \
-                (found := definition(sandbox, name, near)):
+        if name in defined and _names_it(source(test), name) and (found := definition(sandbox, name, near)):
             return Target(found[0], found[1], f"the failing test {test} is named after it")
-    called = _called(sandbox, tests[:MAX_TESTS], expressions)
+    called = _called(sandbox, {t: source(t) for t in tests[:MAX_TESTS]}, expressions)
     if len(called) == 1 and (found := definition(sandbox, called[0], near)):
         return Target(found[0], found[1], "the only function of the project that the check calls")
     return _traced(sandbox, reading, expressions) or _suspected(spectrum or Spectrum(sandbox, tests,
@@ -259,11 +265,11 @@ def definition(sandbox: Sandbox, name: str, near: list[str],
     return one.path, one.name, one.end - one.start + 1
 
 
-def _called(sandbox: Sandbox, tests: list[str], expressions: list[str]) -> list[str]:
-    """The names the tests' bodies and the expressions call that the project defines once. A bare call
-    (`word_count(...)`) is to a module's function, so only those count for it; a call through a name
+def _called(sandbox: Sandbox, tests: dict[str, str], expressions: list[str]) -> list[str]:
+    """The names the tests' bodies (tests: id to source) and the expressions call that the project defines once.
+    A bare call (`word_count(...)`) is to a module's function, so only those count for it; a call through a name
     (`pkg.parse(...)`) may be to a method too, so a function and a method of its name are two."""
-    sources = [*expressions, *filter(None, (_test_source(sandbox, t) for t in tests))]
+    sources = [*expressions, *filter(None, tests.values())]
     own = {_test_name(t) for t in tests}
     calls = [call for s in sources for call in calls_in(s)]
     names = sorted({n for n, _ in calls} - _NOT_PROJECT - own)
