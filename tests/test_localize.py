@@ -265,3 +265,32 @@ def test_the_assertions_own_comparison_is_no_suspect_unless_the_goal_speaks_of_c
         assert {"Money.__eq__", "parse"} <= {s["symbol"] for s in ranked if s["score"] == ranked[0]["score"]}
     finally:
         box.close()
+
+
+FILTERS = {
+    "text.py": ("def shout(text):\n    return text.upper()\n\n\n"
+                "def whisper(text):\n    return text.lower()\n\n\n"
+                "def apply(name, text):\n    found = {'shout': shout, 'whisper': whisper}\n"
+                "    if name not in found:\n        return text\n"
+                "    return found[name](text)\n"),
+    "tests/test_text.py": ("from text import apply\n\n\n"
+                           "def test_shout():\n    assert apply('shout', 'hi') == 'HI!'\n\n\n"
+                           "def test_unknown():\n    assert apply('loud', 'hi') == 'HI'\n\n\n"
+                           "def test_whisper():\n    assert apply('whisper', 'HI') == 'hi'\n"),
+}
+
+
+@pytest.mark.parametrize("failing, expected", [
+    # the test calls apply alone, an entry point the passing one runs as much; only the failing one runs shout
+    ("test_shout", ("shout", "spectrum score 1.00")),
+    # the line only the failing test runs is apply's own: it stays the target
+    ("test_unknown", ("apply", "the only function of the project that the check calls")),
+])
+def test_the_one_function_the_check_calls_gives_way_to_one_the_failing_tests_single_out(tmp_path, failing, expected):
+    box = LocalSandbox(make_repo(tmp_path / "repo", FILTERS))
+    try:
+        target = fix_target(box, read_goal("filters give the wrong text"), [f"tests/test_text.py::{failing}"], [])
+        assert target is not None and target.path == "text.py", target
+        assert target.symbol == expected[0] and expected[1] in target.why, target
+    finally:
+        box.close()

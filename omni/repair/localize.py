@@ -8,7 +8,9 @@ Tried in this order; the first rule that names exactly one definition wins:
    functions, added to that file. Or the goal names one `Class.method` that the class, in the one file it names,
    does not have: rewrites of it are new methods, added to the class;
 3. a failing test is named after it, and its code names it (test_parse_size calls parse_size);
-4. the failing tests and the goal's examples call exactly one name the project defines, and defines once;
+4. the failing tests and the goal's examples call exactly one name the project defines, and defines once; unless
+   the failing tests single out another definition (the spectrum's one with a line only they run, all of them:
+   the name they call is an entry point that the passing tests run as much);
 5. of the functions the goal's examples run, the last one called that is named after a word of the goal the
    examples do not spell out ("negative sizes are rejected" and `parse('-1k')` ran `check_sign` last): the
    symptom shows in the result, so the last such function is the nearest to it;
@@ -45,6 +47,7 @@ from omni.protocols import Events, Sandbox
 MAX_LINES = 80
 MAX_TESTS = 3  # failing tests whose bodies are read for rule 4; the spectrum traces their files
 MAX_FAILING = 400  # failing tests in those files that make the spectrum's failing side
+ALONE = 0.999  # a spectrum score of 1: every failing test runs the line, and no passing test does
 MAX_TRACED = 6  # rule 6 looks for the one short function among at most this many the examples ran
 _NOT_PROJECT = set(dir(builtins)) | {"self", "super"}
 _SHOWN = {"__repr__", "__str__"}  # methods that show a value: never the spectrum's suspects
@@ -93,11 +96,26 @@ def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], express
     for test, name in named.items():  # read_symbol scans the repository: only for names defined outside tests
         if name in defined and _names_it(source(test), name) and (found := definition(sandbox, name, near)):
             return Target(found[0], found[1], f"the failing test {test} is named after it")
+    spectrum = spectrum or Spectrum(sandbox, tests, compares=reading.compares())
     called = _called(sandbox, {t: source(t) for t in tests[:MAX_TESTS]}, expressions)
     if len(called) == 1 and (found := definition(sandbox, called[0], near)):
-        return Target(found[0], found[1], "the only function of the project that the check calls")
-    return _traced(sandbox, reading, expressions) or _suspected(spectrum or Spectrum(sandbox, tests,
-                                                                                     compares=reading.compares()))
+        return _singled_out(spectrum, Target(found[0], found[1], "the only function of the project that the check "
+                                                                 "calls"))
+    return _traced(sandbox, reading, expressions) or _suspected(spectrum)
+
+
+def _singled_out(spectrum: Spectrum, called: Target) -> Target:
+    """Rule 4 gives way to the spectrum when the failing tests single out another definition: the one, outside the
+    tests, with a line every failing test runs and no passing one does (score 1), where the one the check calls has
+    no such line. The check calls a library through its entry point (`env.from_string(...).render()`), which the
+    passing tests run as much; what goes wrong is in the code only the failing ones reach. The spectrum is asked only
+    when the check is failing tests: for the goal's examples alone, the one function they call is their subject."""
+    if not spectrum.tests:
+        return called
+    alone = [s for s in spectrum.ranked() if s["score"] >= ALONE and not is_test_file(s["path"])]
+    if len(alone) != 1 or (alone[0]["path"], alone[0]["symbol"]) == (called.path, called.symbol):
+        return called
+    return _suspect(spectrum, alone[0]) or called
 
 
 def _suspected(spectrum: Spectrum) -> Target | None:
