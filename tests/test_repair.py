@@ -258,6 +258,20 @@ def test_a_candidate_that_hangs_its_check_is_cut_and_the_others_still_tried(tmp_
         assert (box.workspace / "calc.py").read_text() == CALC["calc.py"]  # only a scratch copy was changed
 
 
+def test_a_candidate_that_hangs_is_cut_at_a_multiple_of_what_the_check_takes_not_at_the_whole_timeout(
+        tmp_path, docker_engine):
+    """No timeout given: the check takes about a second on the code as it is, so a candidate that loops forever is
+    cut long before the tool's own five minutes, well inside the 90 s this call is given."""
+    with own_sandbox(tmp_path, "hang", CALC) as box:
+        hang = "def add(a, b):\n    while True:\n        pass\n"
+        tried = box.run_tool("try_fixes", {"path": "calc.py", "symbol": "add", "candidates": [hang, hang + "\n#",
+                                                                                              RIGHT[10:-4]],
+                                           "tests": ["test_calc.py::test_add"]}, 90)
+        assert tried.success, tried.error
+        outcomes = tried.details["outcomes"]
+        assert [o["failing"] for o in outcomes[:2]] == [["(the tests timed out)"]] * 2 and outcomes[2]["passes"]
+
+
 def test_an_edit_that_lands_but_leaves_the_check_failing_brings_the_rung(calc_repo, fake, docker_engine):
     """The model's own edit is written, test_add still fails: omni samples rewrites of the definition the
     edit changed, applies the one that passes, and (the check passing now) the gate finishes the run."""

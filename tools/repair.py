@@ -8,6 +8,7 @@ import ast
 import difflib
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import checks
@@ -20,6 +21,9 @@ from workspace import ToolError, read_text, resolve
 NOT_COPIED = (".git", "__pycache__", ".pytest_cache", ".mypy_cache", "node_modules")  # .omni/check is: the check
 SCRATCH_SKIP = shutil.ignore_patterns(*NOT_COPIED)
 PROBE_TIMEOUT = 30
+FIRST_RUN = 120  # seconds the check may take on the code as it is, the run that times it
+SLOWER = 5  # a candidate's run of the check may take this many times as long as that run
+MIN_TIMEOUT = 15  # and never less: a test process's start varies
 MESSAGE = 600  # characters of a candidate's failure kept for the next round's prompt
 
 
@@ -52,11 +56,18 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
         else:
             before = set(_failing(box, beside, timeout)[0]) if beside else set()
         baseline, linted = _probe(box, probes or []), lintfix.findings(box, path)
-        # with two tests or more, which fail now: a candidate that makes some of them pass and no other fail is a
-        # step toward the check (a fault in two places: each place's fix makes its own tests pass)
-        now = set(_failing(box, tests, timeout)[0]) if len(tests or []) > 1 else set()
-        outcomes = [_try(box, path, symbol, code, tests or [], examples or [], timeout, original, beside, before,
-                         probes or [], linted, now) for code in candidates]
+        # which fail now: with two tests or more, a candidate that makes some of them pass and no other fail is a
+        # step toward the check (a fault in two places: each place's fix makes its own tests pass). And how long the
+        # check takes on the code as it is: a candidate's own run may take SLOWER times as long, not the whole
+        # timeout (a one-change candidate that loops forever would cost minutes, once per such candidate)
+        started = time.monotonic()
+        failing_now = _failing(box, tests, min(timeout, FIRST_RUN))[0] if tests else []
+        if not tests:  # the examples alone are the check
+            checks.check_examples(box, examples or [], timeout=min(timeout, FIRST_RUN))
+        each = min(timeout, max(MIN_TIMEOUT, round(SLOWER * (time.monotonic() - started))))
+        now = set(failing_now) if len(tests or []) > 1 else set()
+        outcomes = [_try(box, path, symbol, code, tests or [], examples or [], (each, timeout), original, beside,
+                         before, probes or [], linted, now) for code in candidates]
     passing = sum(o["passes"] and not o["breaks"] for o in outcomes)
     lines = [f"candidate {n + 1}: {_said(o)}" for n, o in enumerate(outcomes)]
     return result(True, f"{passing} of {len(outcomes)} candidate(s) pass the check without breaking "
@@ -82,8 +93,10 @@ def _probe(box: Context, probes: list[str]) -> list[dict]:
 
 
 def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], examples: list[dict],
-         timeout: int, original: str, beside: list[str], before: set[str], probes: list[str],
+         timeouts: tuple[int, int], original: str, beside: list[str], before: set[str], probes: list[str],
          linted: list[dict], now: set[str]) -> dict:
+    """One candidate in the scratch copy. timeouts: of a run of the check's tests, and of the module's tests."""
+    timeout, module_timeout = timeouts
     target = box.root / path
     outcome = {"applied": False, "error": "", "passes": False, "failing": [], "tests_ran": False,
                "examples_hold": None, "diff_lines": 0, "shape": _shape(code), "breaks": [], "message": "",
@@ -123,7 +136,7 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
         outcome["progress"] = (not outcome["passes"] and outcome["tests_ran"] and set(outcome["failing"]) < now
                                and outcome["examples_hold"] is not False and not _split(now, outcome["failing"]))
         if (outcome["passes"] or outcome["progress"]) and beside:  # only those are worth the module's tests
-            failing, report = _failing(box, beside, timeout)
+            failing, report = _failing(box, beside, module_timeout)
             outcome["breaks"] = sorted(set(failing) - before)
             if outcome["passes"] or outcome["breaks"]:  # a step's own message is how the check still fails
                 outcome["message"] = _failure_of(report, outcome["breaks"][0]) if outcome["breaks"] else ""
