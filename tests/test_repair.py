@@ -81,65 +81,81 @@ def test_a_second_round_is_shown_the_first_rounds_best_miss_and_its_failure(calc
     assert "return a + b" in (calc_repo / "calc.py").read_text()
 
 
-def test_when_no_sampled_rewrite_passes_the_mechanical_candidates_are_tried_and_one_is_applied(calc_repo, fake,
-                                                                                               tmp_path, docker_engine):
-    # A one-token bug (`-` for `+`): the model's two rewrites miss, and of the one-change variants of the code as it
-    # is, `a + b` passes. No second round of samples is asked for.
-    fake.add(PLAN, PROPOSE, {"choices": [WRONG_1, WRONG_1.replace("+ 1", "+ 1  # one more")]}, FINISH)
+def test_the_likeliest_mechanical_candidates_come_first_and_one_that_passes_settles_the_round(calc_repo, fake,
+                                                                                           tmp_path, docker_engine):
+    # A one-token bug (`-` for `+`): of the first one-change variants of the code as it is, `a + b` passes, and no
+    # model is asked for a sample.
+    fake.add(PLAN, PROPOSE, FINISH)
     run = run_omni(calc_repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake, mechanical=True)
     assert run.code == 0, run.stdout + run.stderr
     seen = candidates(run)
-    assert [(c["asked"], c["passes"]) for c in seen[:2]] == [("n", False), ("n", False)]
-    assert seen[0]["votes"] == seen[1]["votes"] == 2  # the same fix twice: one shape, tried once
-    mechanical = [c for c in seen[2:] if c["asked"] == "mechanical"]
-    assert len(mechanical) == len(seen) - 2 >= 1
-    assert [c["code"].strip() for c in mechanical if c["passes"]] == ["def add(a, b):\n    return a + b"]
-    assert sum(1 for r in fake.requests if r.get("n")) == 1  # the mechanical ones cost no model request
+    assert 1 <= len(seen) <= 8 and {c["asked"] for c in seen} == {"mechanical"}
+    assert [c["code"].strip() for c in seen if c["passes"]] == ["def add(a, b):\n    return a + b"]
+    assert not any(r.get("n") for r in fake.requests)  # the mechanical ones cost no model request
     observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
     assert observation["success"] and f"{len(seen)} candidate rewrites of add" in observation["output"]
     assert "return a + b" in (calc_repo / "calc.py").read_text()
-    with FakeOpenAI() as other:  # --no-mechanical: a second round of samples instead
+    with FakeOpenAI() as other:  # --no-mechanical: rounds of samples alone
         other.add(PLAN, PROPOSE, {"choices": [WRONG_1, WRONG_2]}, {"choices": [WRONG_2, RIGHT]}, FINISH)
         off = run_omni(make_repo(tmp_path / "off", CALC), "--yes", "--samples", "2", "make add() return the sum",
                        fake=other)
     assert off.code == 0 and [c["asked"] for c in candidates(off)] == ["n"] * 4
 
 
+def test_when_no_mechanical_candidate_passes_the_samples_are_asked(tmp_path, fake, docker_engine):
+    # Two tokens wrong (`a - b - 1`): no one-change variant passes, so a round of samples follows the first ones,
+    # and its right rewrite is applied.
+    repo = make_repo(tmp_path / "repo", {**CALC, "calc.py": CALC["calc.py"].replace("a - b", "a - b - 1")})
+    fake.add(PLAN, PROPOSE, {"choices": [WRONG_1, RIGHT]}, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", "make add() return the sum", fake=fake, mechanical=True)
+    assert run.code == 0, run.stdout + run.stderr
+    seen = candidates(run)
+    asked = [c["asked"] for c in seen]
+    assert asked[-2:] == ["n", "n"] and set(asked[:-2]) == {"mechanical"} and not any(c["passes"] for c in seen[:-2])
+    assert [c["passes"] for c in seen[-2:]] == [False, True]
+    assert sum(1 for r in fake.requests if r.get("n")) == 1
+    assert "return a + b\n" in (repo / "calc.py").read_text()
+
+
 def mechanical_round(tmp_path: Path, fake, module: str, code: str, test: str, wrong: str, goal: str):
     """A repository of one module and its test, a model that twice writes `wrong` for the module's one function,
-    and a run that asks for fixes of it: the repository, and the mechanical candidates the run tried."""
+    and a run that asks for fixes of it: the repository, and the candidates the run tried."""
     symbol = code.split("(")[0].removeprefix("def ")
     repo = make_repo(tmp_path / "repo", {module: code, f"test_{module}": test})
     fake.add(PLAN, {"tool": "propose_fixes", "args": {"path": module, "symbol": symbol}},
              {"choices": [f"```python\n{wrong}\n```"] * 2}, FINISH)
     run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, mechanical=True)
     assert run.code == 0, run.stdout + run.stderr
-    return repo, [c for c in candidates(run) if c["asked"] == "mechanical"]
+    return repo, candidates(run)
 
 
 def test_mechanical_candidates_go_past_the_first_sixteen_when_trying_one_is_quick(tmp_path, fake, docker_engine):
     """The fix is a constant one off on the last of twenty lines of constants: the 17th one-change variant or later.
-    The samples' round timed a try well under a second, so as many variants as fit in a minute are tried (up to 64),
-    and it is among them."""
+    The first eight miss, and the samples' round timed a try well under a second, so as many variants as fit in a
+    minute are tried (up to 64), and it is among them."""
     body = "".join(f"    v{n} = {n + 2}\n" for n in range(20))
-    repo, mechanical = mechanical_round(tmp_path, fake, "table.py", f"def last(a):\n{body}    return a + 12\n",
-                                        "from table import last\n\n\ndef test_last():\n    assert last(0) == 11\n",
-                                        "def last(a):\n    return a - 12", "last(0) should be 11")
+    repo, tried = mechanical_round(tmp_path, fake, "table.py", f"def last(a):\n{body}    return a + 12\n",
+                                   "from table import last\n\n\ndef test_last():\n    assert last(0) == 11\n",
+                                   "def last(a):\n    return a - 12", "last(0) should be 11")
+    asked = [c["asked"] for c in tried]  # the first eight, the samples, then the rest
+    assert asked[:8] == ["mechanical"] * 8 and asked[8:10] == ["n", "n"] and set(asked[10:]) == {"mechanical"}
+    mechanical = [c for c in tried if c["asked"] == "mechanical"]
     assert len(mechanical) > 16 and [c["code"].splitlines()[-1] for c in mechanical if c["passes"]] == \
         ["    return a + 11"]
     assert "return a + 11" in (repo / "table.py").read_text()
 
 
 def test_two_statements_in_the_wrong_order_are_swapped_by_a_mechanical_candidate(tmp_path, fake, docker_engine):
-    """The fault is the order of two statements, which no one-token change mends and the samples miss: after the
-    one-change variants, the two neighbours swapped pass (leaving either out does not), and are applied."""
+    """The fault is the order of two statements, which no one-token change mends: after the one-change variants,
+    among the first tried, the two neighbours swapped pass (leaving either out does not), and are applied."""
     lines = ['def escape(text):', '    text = text.replace("<", "&lt;")', '    text = text.replace("&", "&amp;")',
              "    return text", ""]
-    repo, mechanical = mechanical_round(
+    repo, tried = mechanical_round(
         tmp_path, fake, "markup.py", "\n".join(lines),
         'from markup import escape\n\n\ndef test_escape():\n    assert escape("<") == "&lt;"\n'
         '    assert escape("&") == "&amp;"\n', 'def escape(text):\n    return text.replace("<", "&lt;")',
         "escape('<') gives '&amp;lt;'")
+    mechanical = [c for c in tried if c["asked"] == "mechanical"]
     passing = [c["code"] for c in mechanical if c["passes"]]
     assert len(passing) == 1 and passing[0].index('"&amp;"') < passing[0].index('"&lt;"')
     # each call's arguments swapped, the first statement left out, the two swapped, the second left out

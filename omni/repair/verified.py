@@ -1,9 +1,9 @@
 """Verified repair: sample several complete rewrites of one definition (one short prompt of its own: the goal,
 the check, the code; a sampling temperature), try each in a scratch copy of the workspace against the run's check
 (the failing tests the goal is about, the goal's examples, the reproduction test), and apply the one that passes.
-When the first round's samples find none, the mechanical candidates go beside them (omni/repair/mutants.py: one
-small change each, no model call; as many as fit in MECHANICAL_S at the rate the samples were tried), once a
-definition. A candidate of the same shape as one tried before is not tried again; it takes that one's outcome.
+The mechanical candidates (omni/repair/mutants.py: one small change each, no model call), once a definition: the
+FIRST_MUTANTS likeliest before the samples, and if neither passes, as many more as fit in MECHANICAL_S at the rate
+the samples took. A candidate of the same shape as one tried before is not tried again; it takes that one's outcome.
 
 Rank: the check passes, then fewer broken and failing tests; among those that pass, the behaviour most of them share
 on the probes (omni/repair/probes.py: calls near the goal's examples), then the fewest probes changed from the code
@@ -43,9 +43,10 @@ from omni.repair.probes import Probes, behaviour, goal_probes, left_as_it_was
 from omni.results import ToolResult
 
 TEMPERATURE = 0.8
-MECHANICAL_S = 60  # seconds of trying the mechanical candidates may take, at the rate sampled ones were tried
+MECHANICAL_S = 60  # seconds of trying the mechanical candidates may take, at the rate the last round's were tried
 MIN_MUTANTS = 3
-UNTIMED = 16  # mechanical candidates tried before any round has timed one (a long definition's first call)
+UNTIMED = 16  # mechanical candidates tried before any round has timed one
+FIRST_MUTANTS = 8  # mechanical candidates tried before the samples: a fix among them settles the round unsampled
 ROUNDS_PER_CALL = 2  # rounds of samples one propose_fixes asks for while none passes: the next hears how it failed
 
 
@@ -94,15 +95,16 @@ class VerifiedRepair:
         rows: list = []  # (id, code, outcome) of every candidate of this call
         votes: dict[str, int] = {}
         baseline: list[dict] = []  # what the probes give on the code as it is
+        made = partial(mechanical, whole, source, block, (near, *then))
         for round_number in range(1 if alone else ROUNDS_PER_CALL):
             rounds = [] if alone else [partial(self._sampled, path, symbol, whole, source, block, imports, check,
                                               probes, note, failure)]
             if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
-                self.mutated.add((path, symbol))  # the mechanical ones once a definition, after the first samples
-                rounds.append(lambda: (mechanical(whole, source, block, (near, *then), _affordable(self.seconds_each)),
-                                       "mechanical"))
+                self.mutated.add((path, symbol))  # the mechanical ones once a definition
+                rounds = [lambda: (made(FIRST_MUTANTS), "mechanical"), *rounds,  # the likeliest, the samples, the
+                          lambda: (made(_affordable(self.seconds_each))[FIRST_MUTANTS:], "mechanical")]  # rest
             for make in rounds:
-                codes, how = make()  # the mechanical ones made once the samples' round has timed a candidate
+                codes, how = make()
                 tried = self._round(path, symbol, whole, codes, check, probes, how, rows, votes)
                 if isinstance(tried, ToolResult):
                     return tried
