@@ -107,7 +107,7 @@ def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], express
 def _singled_out(spectrum: Spectrum, called: Target) -> Target:
     """Rule 4 gives way to the spectrum when the failing tests single out another definition: the one, outside the
     tests, with a line every failing test runs and no passing one does (score 1), where the one the check calls has
-    no such line. The check calls a library through its entry point (`env.from_string(...).render()`), which the
+    no such line. The check calls a library through its entry point (`Client(config).send(request)`), which the
     passing tests run as much; what goes wrong is in the code only the failing ones reach. The spectrum is asked only
     when the check is failing tests: for the goal's examples alone, the one function they call is their subject."""
     if not spectrum.tests:
