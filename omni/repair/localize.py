@@ -37,6 +37,7 @@ import builtins
 import textwrap
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache, partial
 from pathlib import PurePosixPath
 
 from omni.box.toolbox import details
@@ -84,13 +85,7 @@ def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], express
             return Target(found[0], found[1], f"the goal says to fix {name}")
     if new := _not_written(sandbox, near, expressions) or _new_method(sandbox, near, reading):
         return new
-    sources: dict[str, str] = {}  # a test's source, read once for rules 3 and 4
-
-    def source(test: str) -> str:
-        if test not in sources:
-            sources[test] = _test_source(sandbox, test)
-        return sources[test]
-
+    source = cache(partial(_test_source, sandbox))  # a test's source, read once for rules 3 and 4
     named = {t: _test_name(t).removeprefix("test_") for t in tests}
     defined = {d.name for d in _definitions(sandbox, [n for n in named.values() if n]) or []}
     for test, name in named.items():  # read_symbol scans the repository: only for names defined outside tests
