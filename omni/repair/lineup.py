@@ -15,8 +15,8 @@ not) are rewritten whole first: a change there moves the failing tests, as mutat
 A round whose best candidate passed the check and broke tests is a near miss: the place is right, so its
 definition comes first again, sampled. Then each value the definitions rewritten read (a table, a pattern:
 values_of), up to MAX_VALUES: the suspects have the tests' evidence, a value only its reader's. At most ROUNDS
-rounds per definition; a definition a step was taken on, or a near miss, may have its second. With mechanical
-candidates off (sweeps 0), the suspects are rewritten whole in their order, the long ones left out.
+rounds per definition; a definition a step was taken on (ranked or not), or a near miss, may have its second.
+With mechanical candidates off (sweeps 0), the suspects are rewritten whole in their order, the long ones left out.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class Lineup:
         if self.near and self.near[:2] in again:
             return Target(*self.near[:2], "rewrites of it passed the check and broke tests that passed before")
         tried = self.tried()
-        suspects = [t for t in self.suspects or [] if (t.path, t.symbol) not in tried]
+        suspects = [t for t in self._with_stepped() if (t.path, t.symbol) not in tried]
         fresh = [t for t in suspects if (t.path, t.symbol) not in self.rounds]
         room = len(self.sampled - self.valued - again) < MAX_SUSPECTS
         top = self._singled_out()
@@ -96,6 +96,17 @@ class Lineup:
             return rewritable[0]
         values = [v for v in self.values if (v.path, v.symbol) not in tried][:MAX_VALUES - len(self.valued)]
         return values[0] if values else None
+
+    def _with_stepped(self) -> list[Target]:
+        """The suspects, and after them the definition the last step was taken on, when it may have its second round
+        and the spectrum does not rank it: what still fails points elsewhere first, but it may be a test the
+        spectrum cannot see (a doctest in the docs), and a change there did move the check."""
+        ranked = self.suspects or []
+        if self.stepped is None or self.stepped not in self.again() or \
+                any((t.path, t.symbol) == self.stepped for t in ranked):
+            return ranked
+        return [*ranked, Target(*self.stepped, "a rewrite of it made part of the check pass; what still fails may "
+                                               "need a second change there")]
 
     def _singled_out(self) -> Target | None:
         """The spectrum's best suspect when the tests single it out: a score of CLEAR, and no other as high (a tie
