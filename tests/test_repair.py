@@ -1049,6 +1049,32 @@ def test_after_a_step_the_same_definition_gets_its_second_round_when_what_still_
     assert "return a + b" in (repo / "calc.py").read_text()
 
 
+def test_after_a_step_its_definition_gets_a_second_round_when_what_still_fails_is_a_doctest_in_the_docs(
+        tmp_path, fake, docker_engine):
+    """The second fault shows only in a doctest of a docs file, which the spectrum's tracer does not run: after the
+    step, it ranks nothing. The step's definition gets its second round all the same, which fixes the rest, before
+    the model takes a step (which would have edited the docs)."""
+    code = "def add(a, b):\n    total = a - b\n    if total < 0:\n        total += 1\n    return total\n"
+    files = {"calc.py": code, "test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+             "docs/usage.rst": "Adding\n======\n\n.. code-block:: python\n\n    >>> from calc import add\n"
+                               "    >>> add(-2, -3)\n    -5\n",
+             "pytest.ini": "[pytest]\naddopts = --doctest-glob=*.rst\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    half = "```python\ndef add(a, b):\n    total = a + b\n    if total < 0:\n        total += 1\n    return total\n```"
+    fake.add(PLAN, {"choices": [half, WRONG_2]}, {"choices": [WRONG_2, WRONG_1]}, {"choices": [RIGHT, RIGHT]})
+    run = run_omni(repo, "--yes", "--samples", "2", "fix the failing tests", fake=fake, finish_on_check=True,
+                   opening_repair=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (step,) = [e for e in run.events() if e["kind"] == "step_applied"]
+    assert step["still_failing"] == ["docs/usage.rst::usage.rst"]
+    spectra = [e for e in run.events() if e["kind"] == "spectrum"]
+    assert spectra and spectra[-1]["suspects"] == []  # asked after the step: it sees nothing failing
+    (rung,) = [e for e in run.events() if e["kind"] == "rung"]
+    assert rung["symbol"] == "add" and "made part of the check pass" in rung["why"]
+    assert "return a + b" in (repo / "calc.py").read_text() and (repo / "docs/usage.rst").read_text() == \
+        files["docs/usage.rst"]
+
+
 CLOCK_TESTS = ("from clock import seconds\n\n\ndef test_seconds():\n    assert seconds(45, 'm') == 2700\n\n\n"
                "def test_hours():\n    assert seconds(2, 'h') == 7200\n")
 RIGHT_UNITS = '```python\nUNITS = {"h": 3600, "m": 60, "s": 1}\n```'
