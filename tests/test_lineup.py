@@ -81,7 +81,7 @@ def test_a_step_s_definition_the_spectrum_does_not_rank_gets_its_second_round_al
     lineup.stepped = ("pkg/mod.py", "a")
     lineup.suspects = []
     again = lineup.next()
-    assert (again.symbol, again.swept) == ("a", False) and "made part of the check pass" in again.why
+    assert (again.symbol, again.swept) == ("a", False) and "the spectrum does not rank it" in again.why
     lineup.took(again)
     assert lineup.next() is None  # its two rounds are spent
     lineup = Lineup()

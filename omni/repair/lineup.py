@@ -105,8 +105,8 @@ class Lineup:
         if self.stepped is None or self.stepped not in self.again() or \
                 any((t.path, t.symbol) == self.stepped for t in ranked):
             return ranked
-        return [*ranked, Target(*self.stepped, "a rewrite of it made part of the check pass; what still fails may "
-                                               "need a second change there")]
+        return [*ranked, Target(*self.stepped, "the spectrum does not rank it for what still fails, and a second "
+                                               "change may be needed where the first was made")]
 
     def _singled_out(self) -> Target | None:
         """The spectrum's best suspect when the tests single it out: a score of CLEAR, and no other as high (a tie

@@ -114,8 +114,7 @@ class RepairStrategy:
         if (target := lineup.next()) is None:
             return None
         near = lineup.near if lineup.near and lineup.near[:2] == (target.path, target.symbol) else None
-        again = lineup.stepped == (target.path, target.symbol)  # its why says so
-        after = "" if near or again else "; a rewrite before it made part of the check pass" if lineup.stepped else \
+        after = "" if near else "; a rewrite before it made part of the check pass" if lineup.stepped else \
             "; the rewrites of what came before found no fix"
         rounds = len(set(self.rounds))
         return self._own_round(target, "rung" if rounds else "opening", target.why + (after if rounds else ""),
