@@ -79,7 +79,7 @@ class Lineup:
         if self.near and self.near[:2] in again:
             return Target(*self.near[:2], "rewrites of it passed the check and broke tests that passed before")
         tried = self.tried()
-        suspects = [t for t in self._with_stepped() if (t.path, t.symbol) not in tried]
+        suspects = [t for t in self._with_stepped(again) if (t.path, t.symbol) not in tried]
         fresh = [t for t in suspects if (t.path, t.symbol) not in self.rounds]
         room = len(self.sampled - self.valued - again) < MAX_SUSPECTS
         top = self._singled_out()
@@ -97,12 +97,12 @@ class Lineup:
         values = [v for v in self.values if (v.path, v.symbol) not in tried][:MAX_VALUES - len(self.valued)]
         return values[0] if values else None
 
-    def _with_stepped(self) -> list[Target]:
+    def _with_stepped(self, again: set[Place]) -> list[Target]:
         """The suspects, and after them the definition the last step was taken on, when it may have its second round
         and the spectrum does not rank it: what still fails points elsewhere first, but it may be a test the
-        spectrum cannot see (a doctest in the docs), and a change there did move the check."""
+        spectrum cannot see (a doctest in the docs), and a change there did move the check. again: self.again()."""
         ranked = self.suspects or []
-        if self.stepped is None or self.stepped not in self.again() or \
+        if self.stepped is None or self.stepped not in again or \
                 any((t.path, t.symbol) == self.stepped for t in ranked):
             return ranked
         return [*ranked, Target(*self.stepped, "the spectrum does not rank it for what still fails, and a second "
