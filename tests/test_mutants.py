@@ -9,7 +9,7 @@ import pytest
 from conftest import changed_line
 
 from omni.repair.mutants import mutants
-from omni.repair.verified import in_rewrite, without_docstring
+from omni.repair.rewritten import in_rewrite, without_docstring
 
 
 def changed_lines(before: str, after: str) -> list[str]:

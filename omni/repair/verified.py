@@ -37,9 +37,10 @@ from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
 from omni.repair.block import Block, around, inside, marked, spliced
 from omni.repair.mutants import MAX_MUTANTS, mutants
-from omni.repair.inputs import first_statement, ignored_parameters, special_cases
+from omni.repair.inputs import ignored_parameters, special_cases
 from omni.repair.localize import MAX_LINES, missing_method
 from omni.repair.probes import Probes, behaviour, goal_probes, left_as_it_was
+from omni.repair.rewritten import in_rewrite, without_docstring
 from omni.results import ToolResult
 
 TEMPERATURE = 0.8
@@ -366,35 +367,3 @@ def _step(outcome) -> bool:
     """Whether a candidate that does not pass the check is a step toward it: some of the check's tests that fail
     now pass with it, no other fails, and no test that passed before breaks."""
     return bool(getattr(outcome, "progress", False)) and not outcome.passes and not outcome.breaks
-
-
-def without_docstring(source: str) -> str:
-    """The definition as the candidates are asked to rewrite it: without its docstring, which replace_symbol
-    keeps. A small model copies a docstring it is shown into every candidate, and generation is what costs time
-    on a CPU. Unchanged when it has none, when the docstring is the whole body, or when it shares a line with
-    other code."""
-    if (doc := _docstring_lines(source)) is None:
-        return source
-    lines = source.splitlines()
-    return "\n".join(lines[:doc[0] - 1] + lines[doc[1]:])
-
-
-def in_rewrite(lines: tuple[int, ...], start: int, whole: str) -> frozenset[int]:
-    """File lines (of the definition that begins at line start, whole its source) as lines of the code the
-    candidates rewrite (without_docstring's): the docstring's own are left out, those after it move up."""
-    doc = _docstring_lines(whole) or (0, -1)
-    relative = [line - start + 1 for line in lines]
-    return frozenset(n - (doc[1] - doc[0] + 1 if n > doc[1] else 0) for n in relative if not doc[0] <= n <= doc[1])
-
-
-def _docstring_lines(source: str) -> tuple[int, int] | None:
-    """The first and last line of the definition's docstring, when without_docstring leaves it out."""
-    node = first_statement(source)
-    body = getattr(node, "body", [])
-    if len(body) < 2 or not isinstance(body[0], ast.Expr) or not isinstance(getattr(body[0], "value", None),
-                                                                             ast.Constant):
-        return None
-    doc, after = body[0], body[1]
-    if not isinstance(doc.value.value, str) or doc.lineno <= node.lineno or after.lineno <= doc.end_lineno:
-        return None
-    return doc.lineno, doc.end_lineno
