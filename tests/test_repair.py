@@ -733,6 +733,31 @@ def test_of_two_passing_candidates_the_one_that_changes_less_beside_the_example_
     assert "list(reversed(x))" in (repo / "seqs.py").read_text()
 
 
+def test_a_passing_candidate_must_not_break_a_test_that_reaches_the_module_through_another_one(tmp_path, fake,
+                                                                                              docker_engine):
+    """The check is test_util's failing test. Making `and` an `or` passes it and every test of test_util, but breaks
+    test_app, which imports app, which imports util: no test file that names util. The suite runs in seconds, so
+    it is what a candidate must not break, whole; that one-change fix does not settle the call, and the samples'
+    rewrite is applied."""
+    util = ("def unquote(val):\n    if val[0] in ('\"', \"'\") and val[0] == val[-1]:\n        return val[1:-1]\n"
+            "    return val\n")
+    repo = make_repo(tmp_path / "repo", {
+        "util.py": util, "app.py": "from util import unquote\n\n\ndef name(text):\n    return unquote(text)\n",
+        "test_util.py": "from util import unquote\n\n\ndef test_backtick():\n    assert unquote('`a`') == 'a'\n\n\n"
+                        "def test_plain():\n    assert unquote('ab') == 'ab'\n",
+        "test_app.py": "from app import name\n\n\ndef test_same_ends():\n    assert name('xyzx') == 'xyzx'\n"})
+    right = "```python\n" + util.replace("\"'\")", "\"'\", '`')") + "```"
+    fake.add(PLAN, {"tool": "propose_fixes", "args": {"path": "util.py", "symbol": "unquote"}},
+             {"choices": [right, right]}, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", "unquote leaves backticks on", fake=fake, mechanical=True)
+    assert run.code == 0, run.stdout + run.stderr
+    seen = candidates(run)
+    either = [c for c in seen if c["asked"] == "mechanical" and c["passes"]]
+    assert either and all("test_app.py::test_same_ends" in c["breaks"] for c in either)
+    assert [c["passes"] and not c["breaks"] for c in seen if c["asked"] == "n"] == [True, True]
+    assert "'`')" in (repo / "util.py").read_text()
+
+
 TAKE = ("def take(spec, items):\n    parts = [int(p) if p else None for p in spec.strip('[]').split(':')]\n"
         "    return items[slice(*parts[:2])]\n")
 

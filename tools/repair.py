@@ -29,7 +29,7 @@ MESSAGE = 600  # characters of a candidate's failure kept for the next round's p
 
 def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests: list[str] | None = None,
               examples: list[dict] | None = None, probes: list[str] | None = None,
-              failing_before: list[str] | None = None, timeout: int = 300) -> dict:
+              failing_before: list[str] | None = None, whole_suite: bool = False, timeout: int = 300) -> dict:
     file = resolve(ctx.root, path)
     if not candidates:
         raise ToolError("no candidates to try")
@@ -48,9 +48,13 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
         # test pass may break its neighbours (the check's own tests fail before, so they count as no break).
         # Before is the run's start where known: after an edit that broke tests, a candidate that leaves
         # them broken breaks them too (run U, pathspec-normalize-dot: two such were applied, and the
-        # finish gate sent the run back for the tests they left broken)
+        # finish gate sent the run back for the tests they left broken). whole_suite (a suite quick to run): the
+        # whole suite instead, [] here; the tests that reach the module through another one break too (a one-change
+        # fix of a helper passed its own file's tests and broke eight elsewhere, which only the finish gate saw).
+        # None: no such run (a test command of the project's own, whose failing tests are not listed)
         files = [t.split("::")[0] for t in tests or [] if not t.startswith(".omni/")]
-        beside = [] if ctx.test_command else list(dict.fromkeys(files + tests_importing(box, path, limit=5)))
+        beside = None if ctx.test_command else [] if whole_suite and failing_before is not None else \
+            list(dict.fromkeys(files + tests_importing(box, path, limit=5))) or None
         if failing_before is not None:
             before = set(failing_before)
         else:
@@ -70,9 +74,9 @@ def try_fixes(ctx: Context, path: str, symbol: str, candidates: list[str], tests
                          before, probes or [], linted, now) for code in candidates]
     passing = sum(o["passes"] and not o["breaks"] for o in outcomes)
     lines = [f"candidate {n + 1}: {_said(o)}" for n, o in enumerate(outcomes)]
-    return result(True, f"{passing} of {len(outcomes)} candidate(s) pass the check without breaking "
-                  f"{', '.join(beside) or 'other tests'}\n" + "\n".join(lines), outcomes=outcomes,
-                  module_tests=beside, baseline=baseline)
+    others = "the rest of the suite" if beside == [] else ", ".join(beside or []) or "other tests"
+    return result(True, f"{passing} of {len(outcomes)} candidate(s) pass the check without breaking {others}\n"
+                  + "\n".join(lines), outcomes=outcomes, baseline=baseline)
 
 
 def _failing(box: Context, files: list[str], timeout: int) -> tuple[list[str], str]:
@@ -93,9 +97,10 @@ def _probe(box: Context, probes: list[str]) -> list[dict]:
 
 
 def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], examples: list[dict],
-         timeouts: tuple[int, int], original: str, beside: list[str], before: set[str], probes: list[str],
+         timeouts: tuple[int, int], original: str, beside: list[str] | None, before: set[str], probes: list[str],
          linted: list[dict], now: set[str]) -> dict:
-    """One candidate in the scratch copy. timeouts: of a run of the check's tests, and of the module's tests."""
+    """One candidate in the scratch copy. timeouts: of a run of the check's tests, and of the module's tests.
+    beside: the tests a candidate that passes must not break ([]: the whole suite; None: none are run)."""
     timeout, module_timeout = timeouts
     target = box.root / path
     outcome = {"applied": False, "error": "", "passes": False, "failing": [], "tests_ran": False,
@@ -135,7 +140,7 @@ def _try(box: Context, path: str, symbol: str, code: str, tests: list[str], exam
             (not examples or outcome["examples_hold"] is True)
         outcome["progress"] = (not outcome["passes"] and outcome["tests_ran"] and set(outcome["failing"]) < now
                                and outcome["examples_hold"] is not False and not _split(now, outcome["failing"]))
-        if (outcome["passes"] or outcome["progress"]) and beside:  # only those are worth the module's tests
+        if (outcome["passes"] or outcome["progress"]) and beside is not None:  # only those are worth the run
             failing, report = _failing(box, beside, module_timeout)
             outcome["breaks"] = sorted(set(failing) - before)
             if outcome["passes"] or outcome["breaks"]:  # a step's own message is how the check still fails

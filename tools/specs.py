@@ -312,7 +312,7 @@ class CandidateOutcome(BaseModel, extra="allow"):  # also: tests_ran, examples_h
     lint: list[str] = Field(default_factory=list)  # findings it adds that no safe fix cleared: 'CODE message'
     diff_lines: int = 0
     shape: str = ""  # the code without formatting: equal shapes are the same fix
-    breaks: list[str] = Field(default_factory=list)  # tests of the touched module that passed before, not now
+    breaks: list[str] = Field(default_factory=list)  # tests (the module's, or the suite's) that passed before, not now
     message: str = ""  # how the check still fails with it (a test's failure, an example's result), or the first break
     unchanged: bool = False  # the candidate is the code as it is (refused: it changes nothing)
     probes: list[dict] = Field(default_factory=list)  # with a candidate that passes: what each probe gives
@@ -320,7 +320,6 @@ class CandidateOutcome(BaseModel, extra="allow"):  # also: tests_ran, examples_h
 
 class RepairDetails(Details):
     outcomes: list[CandidateOutcome] = Field(default_factory=list)
-    module_tests: list[str] = Field(default_factory=list)  # the touched module's test files, run beside the check
     baseline: list[dict] = Field(default_factory=list)  # what each probe gives on the code as it is: {got, raised}
 
 
@@ -344,6 +343,7 @@ class try_fixes(Spec):
     examples: list[dict] | None = None
     probes: list[str] | None = None  # expressions near the examples: what each gives tells passing candidates apart
     failing_before: list[str] | None = None  # the tests failing at the run's start; else those of the workspace now
+    whole_suite: bool = False  # a passing candidate must not break any test of the suite (with failing_before)
     timeout: int = Field(300, ge=1, le=3600)
 
 

@@ -46,6 +46,7 @@ class TestState:
     missing: dict[str, str] = field(default_factory=dict)  # failing test -> a module it needs that is not installed
     unbound: dict[str, str] = field(default_factory=dict)  # failing test -> a name its own code never binds
     order: list[str] = field(default_factory=list)  # the failing tests in the order the suite ran them
+    seconds: float | None = None  # what the whole run took (None: not run)
 
     def in_order(self) -> list[str]:
         """The failing tests in the order the suite ran them: run alone, a test can need what an earlier one set up
@@ -82,7 +83,8 @@ class FinishGate:
             said = (result.error or result.output).strip()
             return TestState(ran=False, headline=said.splitlines()[0][:200] if said else "no tests")
         return TestState(ran=True, failing=set(found.failing), headline=found.headline, report=result.output,
-                         missing=dict(found.missing), unbound=dict(found.unbound), order=list(found.failing))
+                         missing=dict(found.missing), unbound=dict(found.unbound), order=list(found.failing),
+                         seconds=result.duration_s)
 
     def _lint(self, paths: list[str] | None) -> tuple[Counter, list[str] | None]:
         """(every finding as (path, 'CODE message'), the ones the lint tool judged new or None if it could not)"""

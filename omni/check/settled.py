@@ -23,11 +23,13 @@ FAILURE = 900  # characters of how_it_fails: a prompt's few lines, not a structu
 @dataclass
 class Check:
     """What a fix must pass: test ids and the goal's examples (expression, expected); and the tests that failed at
-    the run's start (the finish gate's baseline; None when it did not run), the only ones a fix may leave failing."""
+    the run's start (the finish gate's baseline; None when it did not run), the only ones a fix may leave failing;
+    and what that run of the whole suite took, in seconds (None when it did not run)."""
 
     tests: list[str]
     examples: list[dict]
     failing_at_start: list[str] | None = None
+    suite_s: float | None = None
 
     def describe(self) -> str:
         parts = [f"- the test {t} passes" for t in self.tests[:5]]

@@ -5,7 +5,8 @@ The mechanical candidates (omni/repair/mutants.py: one small change each, no mod
 FIRST_MUTANTS likeliest before the samples, and if neither passes, as many more as fit in MECHANICAL_S at the rate
 the samples took. A candidate of the same shape as one tried before is not tried again; it takes that one's outcome.
 
-Rank: the check passes, then fewer broken and failing tests; among those that pass, the behaviour most of them share
+Rank: the check passes, then fewer broken and failing tests (the whole suite's, when it ran in WHOLE_SUITE_S at the
+start; else the module's test files); among those that pass, the behaviour most of them share
 on the probes (omni/repair/probes.py: calls near the goal's examples), then the fewest probes changed from the code
 as it is, then the fewest lint findings added (tools/lintfix.py: ruff's safe fixes for them are made before a
 candidate is checked, and that tidied code is what is applied), then more votes (candidates with the same syntax
@@ -49,6 +50,7 @@ MIN_MUTANTS = 3
 UNTIMED = 16  # mechanical candidates tried before any round has timed one
 FIRST_MUTANTS = 8  # mechanical candidates tried before the samples: a fix among them settles the round unsampled
 ROUNDS_PER_CALL = 2  # rounds of samples one propose_fixes asks for while none passes: the next hears how it failed
+WHOLE_SUITE_S = 20  # a suite that ran this fast at the start is what a passing candidate must not break, whole
 
 
 class VerifiedRepair:
@@ -165,12 +167,14 @@ class VerifiedRepair:
             if code and shape(code) not in known:
                 fresh.setdefault(shape(code), code)
         usable, baseline = list(fresh.values()), []
+        quick = check.suite_s is not None and check.suite_s <= WHOLE_SUITE_S
         if usable:
             started = time.monotonic()
             tried = self.sandbox.run_tool("try_fixes", {"path": path, "symbol": symbol, "candidates": usable,
                                                         "tests": check.tests, "examples": check.examples,
                                                         "probes": probes.all,
-                                                        "failing_before": check.failing_at_start}, 900)
+                                                        "failing_before": check.failing_at_start,
+                                                        "whole_suite": quick}, 900)
             if not tried.success:
                 return tried
             found = details("try_fixes", tried)

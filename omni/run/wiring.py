@@ -130,7 +130,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
 
     def check() -> Check:  # settled before the first step (read when used); grows with what the gate finds broken
         return Check(about() + sorted(gate.broken) + reproduction.tests, [vars(e) for e in examples.examples],
-                     sorted(gate.base_tests.failing) if gate.base_tests.ran else None)
+                     sorted(gate.base_tests.failing) if gate.base_tests.ran else None, gate.base_tests.seconds)
 
     delegated = request.delegate
     delegate = aider_delegate(request, s, parts, events, ui if interactive else None, meter,
