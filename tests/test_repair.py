@@ -733,6 +733,25 @@ def test_of_two_passing_candidates_the_one_that_changes_less_beside_the_example_
     assert "list(reversed(x))" in (repo / "seqs.py").read_text()
 
 
+def test_a_one_change_fix_of_the_goals_example_alone_waits_for_the_samples_and_the_likelier_behaviour_wins(
+        tmp_path, fake, docker_engine):
+    """The check is the goal's one example, and a one-change candidate makes it hold by negating the type test:
+    strings then come back as lists. It does not settle the call alone: the samples are asked too, and their
+    rewrite, which leaves the string probes as they were, is applied."""
+    repo = make_repo(tmp_path / "repo", {"seqs.py": REV})
+    right = "```python\ndef rev(x):\n    return x[::-1] if isinstance(x, str) else list(reversed(x))\n```"
+    fake.add(PLAN, {"choices": [right, right]})
+    goal = "rev([1, 2, 3]) gives [1, 2, 3] instead of [3, 2, 1]. Fix rev in seqs.py."
+    run = run_omni(repo, "--yes", "--samples", "2", goal, fake=fake, finish_on_check=True, opening_repair=True,
+                   mechanical=True)
+    assert run.code == 0, run.stdout + run.stderr
+    passing = [(c["asked"], c["code"].strip()) for c in candidates(run) if c["passes"]]
+    assert ("mechanical", "def rev(x):\n    if not isinstance(x, str):\n        return x[::-1]\n    return list(x)") \
+        in passing and ("n", right.strip("`\n").removeprefix("python\n")) in passing
+    assert [r["n"] for r in fake.requests if r.get("n")] == [2]  # one round of samples, after the mechanical one
+    assert "list(reversed(x))" in (repo / "seqs.py").read_text()
+
+
 def test_a_passing_candidate_must_not_break_a_test_that_reaches_the_module_through_another_one(tmp_path, fake,
                                                                                               docker_engine):
     """The check is test_util's failing test. Making `and` an `or` passes it and every test of test_util, but breaks

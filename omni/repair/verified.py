@@ -3,7 +3,10 @@ the check, the code; a sampling temperature), try each in a scratch copy of the 
 (the failing tests the goal is about, the goal's examples, the reproduction test), and apply the one that passes.
 The mechanical candidates (omni/repair/mutants.py: one small change each, no model call), once a definition: the
 FIRST_MUTANTS likeliest before the samples, and if neither passes, as many more as fit in MECHANICAL_S at the rate
-the samples took. A candidate of the same shape as one tried before is not tried again; it takes that one's outcome.
+the samples took. But when the check is the goal's examples alone, a mechanical fix does not settle the call before
+the samples are asked: one change that makes the one example hold may go wrong on every other input (a negated type
+test that turned strings into lists), and only the rewrites beside it show which behaviour most passing ones share.
+A candidate of the same shape as one tried before is not tried again; it takes that one's outcome.
 
 Rank: the check passes, then fewer broken and failing tests (the whole suite's, when it ran in WHOLE_SUITE_S at the
 start; else the module's test files); among those that pass, the behaviour most of them share
@@ -98,7 +101,7 @@ class VerifiedRepair:
         rows: list = []  # (id, code, outcome) of every candidate of this call
         votes: dict[str, int] = {}
         baseline: list[dict] = []  # what the probes give on the code as it is
-        made = partial(mechanical, whole, source, block, (near, *then))
+        made, sampled = partial(mechanical, whole, source, block, (near, *then)), False
         for round_number in range(1 if alone else ROUNDS_PER_CALL):
             rounds = [] if alone else [partial(self._sampled, path, symbol, whole, source, block, imports, check,
                                               probes, note, failure)]
@@ -111,9 +114,9 @@ class VerifiedRepair:
                 tried = self._round(path, symbol, whole, codes, check, probes, how, rows, votes)
                 if isinstance(tried, ToolResult):
                     return tried
-                baseline = tried or baseline
+                baseline, sampled = tried or baseline, sampled or how != "mechanical"
                 ranked = _ranked(rows, votes, probes, baseline)
-                if _settled(ranked):
+                if _settled(ranked) and (sampled or alone or check.tests):  # examples alone: the samples too
                     break
             copies = sum(1 for _, _, o in rows if o and o.unchanged)
             if _settled(ranked):
