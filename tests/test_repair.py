@@ -777,6 +777,28 @@ def test_a_passing_candidate_must_not_break_a_test_that_reaches_the_module_throu
     assert "'`')" in (repo / "util.py").read_text()
 
 
+def test_a_near_miss_that_replaced_a_branch_is_tried_again_with_that_branch_kept(tmp_path, fake, docker_engine):
+    """Both samples turn the http branch into the ftp one the failing test is about: they pass the check and break
+    test_http. The merge that keeps the http branch and adds the sample's as an `elif` passes and breaks nothing,
+    with no second round of samples asked; it is applied."""
+    links = ("def bare(url):\n    if url.startswith('http://'):\n        # the scheme off\n        return url[7:]\n"
+             "    return url\n")
+    repo = make_repo(tmp_path / "repo", {
+        "links.py": links,
+        "test_links.py": "from links import bare\n\n\ndef test_http():\n    assert bare('http://a.org') == 'a.org'\n"
+                         "\n\ndef test_ftp():\n    assert bare('ftp://a.org') == 'a.org'\n"})
+    wrong = "```python\ndef bare(url):\n    if url.startswith('ftp://'):\n        return url[6:]\n    return url\n```"
+    fake.add(PLAN, {"tool": "propose_fixes", "args": {"path": "links.py", "symbol": "bare"}},
+             {"choices": [wrong, wrong]}, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", "bare() leaves ftp:// on", fake=fake)
+    assert run.code == 0, run.stdout + run.stderr
+    seen = candidates(run)
+    assert [c["asked"] for c in seen] == ["n", "n", "merged", "merged"]
+    assert seen[0]["passes"] and seen[0]["breaks"] == ["test_links.py::test_http"]
+    assert all(c["passes"] and not c["breaks"] for c in seen[2:])
+    assert "    elif url.startswith('ftp://'):" in (repo / "links.py").read_text()
+
+
 TAKE = ("def take(spec, items):\n    parts = [int(p) if p else None for p in spec.strip('[]').split(':')]\n"
         "    return items[slice(*parts[:2])]\n")
 

@@ -1,9 +1,10 @@
 """The code the candidates of a definition rewrite: the definition without its docstring (replace_symbol keeps
-it), and the file lines the failing tests point to as lines of that code."""
+it), the file lines the failing tests point to as lines of that code, and a candidate's shape."""
 
 from __future__ import annotations
 
 import ast
+import textwrap
 
 from omni.repair.inputs import first_statement
 
@@ -38,3 +39,11 @@ def _docstring_lines(source: str) -> tuple[int, int] | None:
     if not isinstance(doc.value.value, str) or doc.lineno <= node.lineno or after.lineno <= doc.end_lineno:
         return None
     return doc.lineno, doc.end_lineno
+
+
+def shape(code: str) -> str:
+    """A candidate with its formatting and comments left out: two of the same shape are one fix."""
+    try:
+        return ast.dump(ast.parse(textwrap.dedent(code)))
+    except SyntaxError:
+        return code.strip()

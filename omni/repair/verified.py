@@ -6,7 +6,9 @@ FIRST_MUTANTS likeliest before the samples, and if neither passes, as many more 
 the samples took. But when the check is the goal's examples alone, a mechanical fix does not settle the call before
 the samples are asked: one change that makes the one example hold may go wrong on every other input (a negated type
 test that turned strings into lists), and only the rewrites beside it show which behaviour most passing ones share.
-A candidate of the same shape as one tried before is not tried again; it takes that one's outcome.
+After a round of samples that left near misses (they pass the check and break tests that passed) and none that
+passes, each near miss is tried again with the branch it replaced kept beside it (omni/repair/merged.py). A candidate
+of the same shape as one tried before is not tried again; it takes that one's outcome.
 
 Rank: the check passes, then fewer broken and failing tests (the whole suite's, when it ran in WHOLE_SUITE_S at the
 start; else the module's test files); among those that pass, the behaviour most of them share
@@ -24,8 +26,6 @@ omni/repair/strategy.py, which then asks the tests where the rest points.
 
 from __future__ import annotations
 
-import ast
-import textwrap
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -40,11 +40,12 @@ from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
 from omni.repair.block import Block, around, inside, marked, spliced
+from omni.repair.merged import merges
 from omni.repair.mutants import MAX_MUTANTS, mutants
 from omni.repair.inputs import ignored_parameters, special_cases
 from omni.repair.localize import MAX_LINES, missing_method
 from omni.repair.probes import Probes, behaviour, goal_probes, left_as_it_was
-from omni.repair.rewritten import in_rewrite, without_docstring
+from omni.repair.rewritten import in_rewrite, shape, without_docstring
 from omni.results import ToolResult
 
 TEMPERATURE = 0.8
@@ -104,7 +105,7 @@ class VerifiedRepair:
         made, sampled = partial(mechanical, whole, source, block, (near, *then)), False
         for round_number in range(1 if alone else ROUNDS_PER_CALL):
             rounds = [] if alone else [partial(self._sampled, path, symbol, whole, source, block, imports, check,
-                                              probes, note, failure)]
+                                              probes, note, failure), partial(merges, whole, rows)]
             if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
                 self.mutated.add((path, symbol))  # the mechanical ones once a definition
                 rounds = [lambda: (made(FIRST_MUTANTS), "mechanical"), *rounds,  # the likeliest, the samples, the
@@ -152,10 +153,9 @@ class VerifiedRepair:
         return around(whole, [line - start + 1 for line in lines]) if lines else None
 
     def _messages(self, template: str, **fields) -> list[dict]:
-        """The candidates' request: a short conversation of its own, not the run's. A small model writes far more
-        right rewrites from the goal, the check and the code alone than at the end of the run's long conversation
-        (bench/README.md has the measurement). The price: a llama.cpp server keeps one prompt's cache, so the
-        step after a round reads the run's prompt again."""
+        """The candidates' request: a short conversation of its own. A small model writes far more right rewrites
+        from the goal, the check and the code alone than after the run's long conversation (bench/README.md). The
+        price: a llama.cpp server keeps one prompt's cache, so the step after a round reads the run's again."""
         return [{"role": "system", "content": self.prompts.render("repair_system")},
                 {"role": "user", "content": self.prompts.render(template, goal=self.reading.text, **fields)}]
 
@@ -337,14 +337,6 @@ def _unfixed_alone(symbol: str, size: int, path: str, lines: tuple[int, ...], ra
 def _settled(ranked: list) -> bool:
     """Whether the best candidate so far passes the check and breaks nothing: no more rounds are needed."""
     return bool(ranked) and ranked[0][2].passes and not ranked[0][2].breaks
-
-
-def shape(code: str) -> str:
-    """A candidate with its formatting and comments left out: two of the same shape are one fix."""
-    try:
-        return ast.dump(ast.parse(textwrap.dedent(code)))
-    except SyntaxError:
-        return code.strip()
 
 
 def described(check: Check, probes: Probes) -> str:
