@@ -799,6 +799,30 @@ def test_a_near_miss_that_replaced_a_branch_is_tried_again_with_that_branch_kept
     assert "    elif url.startswith('ftp://'):" in (repo / "links.py").read_text()
 
 
+def test_when_rewrites_find_no_fix_the_model_is_asked_once_which_lines_are_missing_and_where(tmp_path, fake,
+                                                                                                 docker_engine):
+    """mean() lacks its guard for an empty list. Both rewrites change a line and still divide by zero; asked where
+    lines are missing, the model names the line after the def and writes the guard, which goes in at the body's
+    indentation, passes, and is applied before any second round of rewrites."""
+    stats = ("def mean(values):\n    total = 0\n    for v in values:\n        total += v\n"
+             "    return total / len(values)\n")
+    repo = make_repo(tmp_path / "repo", {"stats.py": stats, "test_stats.py": (
+        "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 3]) == 2\n\n\n"
+        "def test_empty():\n    assert mean([]) == 0.0\n")})
+    wrong = "```python\ndef mean(values):\n    return sum(values) / len(values)\n```"
+    guard = "The guard, after line 1:\n```python\nif not values:\n    return 0.0\n```"
+    fake.add(PLAN, {"tool": "propose_fixes", "args": {"path": "stats.py", "symbol": "mean"}},
+             {"choices": [wrong, wrong]}, {"choices": [guard, "after line 9\n```python\npass\n```"]}, FINISH)
+    run = run_omni(repo, "--yes", "--samples", "2", "the mean of an empty list raises ZeroDivisionError", fake=fake,
+                   missing_lines=True)
+    assert run.code == 0, run.stdout + run.stderr
+    seen = candidates(run)
+    assert [(c["asked"], c["passes"]) for c in seen] == [("n", False), ("n", False), ("lines added", True)]
+    (asked,) = [r["messages"][-1]["content"] for r in fake.requests if "after line N" in r["messages"][-1]["content"]]
+    assert "1| def mean(values):\n2|     total = 0" in asked
+    assert (repo / "stats.py").read_text().startswith("def mean(values):\n    if not values:\n        return 0.0\n")
+
+
 TAKE = ("def take(spec, items):\n    parts = [int(p) if p else None for p in spec.strip('[]').split(':')]\n"
         "    return items[slice(*parts[:2])]\n")
 

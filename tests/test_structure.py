@@ -163,6 +163,7 @@ REGEX_READERS = {
     "omni/delegate/hints.py": "the session's goals and plans (the user's and the planner's words), for the paths",
     "omni/box/requirements.py": "the repository's dependency files (the names in requirement strings)",
     "omni/repair/patterns.py": "the project's own regular expressions, changed and compiled as candidates",
+    "omni/repair/gaps.py": "the model's replies (the line after which missing lines go)",
 }
 
 

@@ -7,8 +7,10 @@ the samples took. But when the check is the goal's examples alone, a mechanical 
 the samples are asked: one change that makes the one example hold may go wrong on every other input (a negated type
 test that turned strings into lists), and only the rewrites beside it show which behaviour most passing ones share.
 After a round of samples that left near misses (they pass the check and break tests that passed) and none that
-passes, each near miss is tried again with the branch it replaced kept beside it (omni/repair/merged.py). A candidate
-of the same shape as one tried before is not tried again; it takes that one's outcome.
+passes, each near miss is tried again with the branch it replaced kept beside it (omni/repair/merged.py). When the
+first call's rounds on a definition found no fix, the model is asked once which lines are missing from it, and where
+(omni/repair/gaps.py). A candidate of the same shape as one tried before is not tried again; it takes that one's
+outcome.
 
 Rank: the check passes, then fewer broken and failing tests (the whole suite's, when it ran in WHOLE_SUITE_S at the
 start; else the module's test files); among those that pass, the behaviour most of them share
@@ -40,6 +42,7 @@ from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
 from omni.repair.block import Block, around, inside, marked, spliced
+from omni.repair.gaps import lines_added, numbered
 from omni.repair.merged import merges
 from omni.repair.mutants import MAX_MUTANTS, mutants
 from omni.repair.inputs import ignored_parameters, special_cases
@@ -60,10 +63,11 @@ WHOLE_SUITE_S = 20  # a suite that ran this fast at the start is what a passing 
 class VerifiedRepair:
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter: UsageMeter,
                  check: Callable[[], Check], samples: int, reading: GoalReading, mechanical: bool = True,
-                 blocks: int | None = None):
+                 blocks: int | None = None, lines: bool = True):
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
         self.check, self.samples, self.reading = check, samples, reading
         self.mechanical, self.blocks = mechanical, blocks  # blocks: rewritten in definitions this long; None: off
+        self.lines, self.gapped = lines, set()  # ask which lines are missing (repair/gaps.py); those asked so
         self.focus: dict[tuple[str, str], tuple[int, ...]] = {}  # (path, symbol) -> lines the failing tests point to
         self.ran: dict[tuple[str, str], tuple[tuple[int, ...], ...]] = {}  # -> the other lines they ran, best first
         self.readers: dict[tuple[str, str], str] = {}  # (path, value) -> the definition that reads it
@@ -110,6 +114,11 @@ class VerifiedRepair:
                 self.mutated.add((path, symbol))  # the mechanical ones once a definition
                 rounds = [lambda: (made(FIRST_MUTANTS), "mechanical"), *rounds,  # the likeliest, the samples, the
                           lambda: (made(_affordable(self.seconds_each))[FIRST_MUTANTS:], "mechanical")]  # rest
+            if self.lines and not alone and not block and source and (path, symbol) not in self.gapped:
+                self.gapped.add((path, symbol))  # asked once a definition, last
+                rounds.append(partial(lines_added, self.model, self.meter, self._messages(
+                    "propose_lines", symbol=symbol, path=path, failure=failure, check=described(check, probes),
+                    numbered=numbered(source)), source, self.samples, TEMPERATURE))
             for make in rounds:
                 codes, how = make()
                 tried = self._round(path, symbol, whole, codes, check, probes, how, rows, votes)

@@ -139,7 +139,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
         strategy = DelegatedRun(INTERACTIVE if delegated.interactive else delegated.instruction, delegated.files)
     else:
         repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, check, s.samples, reading, s.mechanical,
-                                s.block_from if s.block_rewrites else None) if s.samples > 1 else None
+                                s.block_from if s.block_rewrites else None, s.missing_lines) if s.samples > 1 else None
         strategy = RepairStrategy(repair, parts.toolbox, CheckNow(sandbox, check), reading, events,
                                   opening=s.opening_repair, finish_on_check=s.finish_on_check)
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
