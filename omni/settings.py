@@ -54,9 +54,9 @@ class Settings(BaseModel):
     mechanical: bool = Field(True, json_schema_extra=_flag(
         "model", "skip the mechanical candidates verified repair tries when sampled rewrites fail (one-token "
         "changes: an operator, an integer one off, two arguments swapped)", off="--no-mechanical"))
-    missing_lines: bool = Field(True, json_schema_extra=_flag(
-        "model", "skip the round in which verified repair asks the model which lines are missing from a definition "
-        "and where, once its rewrites found no fix", off="--no-missing-lines"))
+    missing_lines: bool = Field(False, json_schema_extra=_flag(
+        "model", "when a definition's rewrites find no fix, verified repair asks the model once which lines are "
+        "missing from it and where (off until a run shows it helps: bench/README.md, run BV)"))
     block_rewrites: bool = Field(False, json_schema_extra=_flag(
         "model", "when the failing tests point to a line, verified repair's candidates rewrite only the few lines "
         "around it (and may then repair definitions too long to rewrite whole)"))

@@ -274,8 +274,7 @@ def run_omni(cwd: Path, *args: str, fake: FakeOpenAI | None = None, sandbox: str
     """The CLI as a subprocess. With a fake server, the reviewer call and the reproduction test are off
     unless a test is about them (each would take a scripted turn), and so are verified repair (unless the
     test gives --samples), its opening round, its mechanical candidates (a script's rounds of samples would
-    not be asked for after one of them fixed a one-token bug), its round that asks for missing lines (it would
-    take a scripted turn of its own), and finishing when an edit makes the check pass
+    not be asked for after one of them fixed a one-token bug), and finishing when an edit makes the check pass
     (scripts say when they finish);
     validation against the baseline and the check event run either way."""
     argv = [sys.executable, "-m", "omni.cli"]
@@ -285,7 +284,7 @@ def run_omni(cwd: Path, *args: str, fake: FakeOpenAI | None = None, sandbox: str
                  *([] if finish_on_check else ["--no-finish-on-check"]), *([] if "--samples" in args else
                                                                             ["--samples", "1"]),
                  *([] if opening_repair else ["--no-opening-repair"]), *([] if mechanical else ["--no-mechanical"]),
-                 *([] if missing_lines else ["--no-missing-lines"])]
+                 *(["--missing-lines"] if missing_lines else [])]
     proc = subprocess.run(argv + list(args), cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           input=input, env=env or clean_env())
     return OmniRun(proc, cwd)

@@ -60,3 +60,8 @@ def test_lines_the_reply_repeats_around_its_new_ones_say_where_they_go_and_are_n
     opened = "```python\nfor price in prices:\n    if price is None:\n        continue\n```"
     (only,) = inserted(TOTAL, opened)
     assert "    for price in prices:\n        if price is None:\n            continue\n        cents" in only
+
+
+def test_where_they_go_written_inside_the_code_block_is_read_and_not_added():
+    reply = "```\nafter line 4\nif cents < 0:\n    raise ValueError(price)\n```"
+    assert inserted(TOTAL, reply) == [TOTAL.replace("        sum_ += cents", GUARD + "        sum_ += cents")]

@@ -7,10 +7,10 @@ the samples took. But when the check is the goal's examples alone, a mechanical 
 the samples are asked: one change that makes the one example hold may go wrong on every other input (a negated type
 test that turned strings into lists), and only the rewrites beside it show which behaviour most passing ones share.
 After a round of samples that left near misses (they pass the check and break tests that passed) and none that
-passes, each near miss is tried again with the branch it replaced kept beside it (omni/repair/merged.py). When the
-first call's rounds on a definition found no fix, the model is asked once which lines are missing from it, and where
-(omni/repair/gaps.py). A candidate of the same shape as one tried before is not tried again; it takes that one's
-outcome.
+passes, each near miss is tried again with the branch it replaced kept beside it (omni/repair/merged.py). With
+--missing-lines, when the first call's rounds on a definition found no fix, the model is asked once which lines are
+missing from it, and where (omni/repair/gaps.py). A candidate of the same shape as one tried before is not tried
+again; it takes that one's outcome.
 
 Rank: the check passes, then fewer broken and failing tests (the whole suite's, when it ran in WHOLE_SUITE_S at the
 start; else the module's test files); among those that pass, the behaviour most of them share
@@ -63,7 +63,7 @@ WHOLE_SUITE_S = 20  # a suite that ran this fast at the start is what a passing 
 class VerifiedRepair:
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter: UsageMeter,
                  check: Callable[[], Check], samples: int, reading: GoalReading, mechanical: bool = True,
-                 blocks: int | None = None, lines: bool = True):
+                 blocks: int | None = None, lines: bool = False):
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
         self.check, self.samples, self.reading = check, samples, reading
         self.mechanical, self.blocks = mechanical, blocks  # blocks: rewritten in definitions this long; None: off
