@@ -4,7 +4,10 @@ its own. Code from outside the benchmark."""
 from __future__ import annotations
 
 import ast
+import textwrap
 from types import SimpleNamespace
+
+import pytest
 
 from omni.repair.merged import kept_both, merges
 
@@ -29,14 +32,23 @@ def test_a_replaced_branch_is_kept_before_and_after_the_candidates_own():
                       '    elif unit == "km":\n        return value * 1000\n    return value\n')
 
 
-def test_a_branch_inside_a_loop_of_a_method_is_found_and_the_indentation_kept():
-    method = ("    def total(self, rows):\n        n = 0\n        for row in rows:\n            if row > 0:\n"
-              "                n += row\n        return n\n")
-    candidate = method.replace("if row > 0:\n                n += row", "if row < 0:\n                n -= row")
-    first, _ = kept_both(method, candidate)
-    assert "            if row > 0:\n                n += row\n            elif row < 0:\n" in first
-    assert first.startswith("    def total(self, rows):\n")
-    ast.parse("class C:\n" + first)
+METHOD = ("    def total(self, rows):\n        n = 0\n        for row in rows:\n            if row > 0:\n"
+          "                n += row\n        return n\n")
+CHAIN = ("def name(n):\n    if n == 1:\n        return 'one'\n    elif n == 2:\n        return 'two'\n"
+         "    return 'many'\n")
+
+
+@pytest.mark.parametrize("code, old, new, kept", [
+    (METHOD, "if row > 0:\n                n += row", "if row < 0:\n                n -= row",  # in a loop, a method
+     "            if row > 0:\n                n += row\n            elif row < 0:\n"),
+    (CHAIN, "elif n == 2:\n        return 'two'", "elif n == 3:\n        return 'three'",  # an elif of a chain
+     "    elif n == 2:\n        return 'two'\n    elif n == 3:\n        return 'three'\n    return"),
+])
+def test_a_replaced_branch_at_any_depth_is_kept_with_the_candidates_after_it(code, old, new, kept):
+    first, second = kept_both(code, code.replace(old, new))
+    assert kept in first and first.splitlines()[0] == code.splitlines()[0]
+    assert second.index(new.split(":")[0].replace("elif", "")) < second.index(old.split(":")[0].replace("elif", ""))
+    ast.parse(textwrap.dedent(first))
 
 
 def test_a_branch_that_ends_in_an_else_takes_no_elif_after_it():
@@ -62,12 +74,3 @@ def test_only_near_misses_are_merged_the_fewest_broken_first():
     assert merges(UNITS, rows[:1]) == ([], "merged")
     tried = [*rows, row(4, found[0], False, [])]
     assert merges(UNITS, tried)[0] == found[1:]  # one of a shape tried before is not tried again
-
-
-def test_a_replaced_elif_gets_the_candidates_branch_beside_it_in_the_chain():
-    chain = ("def name(n):\n    if n == 1:\n        return 'one'\n    elif n == 2:\n        return 'two'\n"
-             "    return 'many'\n")
-    candidate = chain.replace("elif n == 2:\n        return 'two'", "elif n == 3:\n        return 'three'")
-    first, second = kept_both(chain, candidate)
-    assert "    elif n == 2:\n        return 'two'\n    elif n == 3:\n        return 'three'\n    return" in first
-    assert "    elif n == 3:\n        return 'three'\n    elif n == 2:\n        return 'two'\n    return" in second
