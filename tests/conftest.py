@@ -270,7 +270,7 @@ class OmniRun:
 def run_omni(cwd: Path, *args: str, fake: FakeOpenAI | None = None, sandbox: str = "docker",
              tool_mode: str = "native", timeout: float = 180, input: str | None = None, env=None,
              review: bool = False, reproduce: bool = False, finish_on_check: bool = False,
-             opening_repair: bool = False, mechanical: bool = False, missing_lines: bool = False) -> OmniRun:
+             opening_repair: bool = False, mechanical: bool = False) -> OmniRun:
     """The CLI as a subprocess. With a fake server, the reviewer call and the reproduction test are off
     unless a test is about them (each would take a scripted turn), and so are verified repair (unless the
     test gives --samples), its opening round, its mechanical candidates (a script's rounds of samples would
@@ -283,8 +283,7 @@ def run_omni(cwd: Path, *args: str, fake: FakeOpenAI | None = None, sandbox: str
                  "--sandbox", sandbox, *([] if review else ["--no-review"]), *([] if reproduce else ["--no-reproduce"]),
                  *([] if finish_on_check else ["--no-finish-on-check"]), *([] if "--samples" in args else
                                                                             ["--samples", "1"]),
-                 *([] if opening_repair else ["--no-opening-repair"]), *([] if mechanical else ["--no-mechanical"]),
-                 *(["--missing-lines"] if missing_lines else [])]
+                 *([] if opening_repair else ["--no-opening-repair"]), *([] if mechanical else ["--no-mechanical"])]
     proc = subprocess.run(argv + list(args), cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           input=input, env=env or clean_env())
     return OmniRun(proc, cwd)

@@ -813,8 +813,8 @@ def test_when_rewrites_find_no_fix_the_model_is_asked_once_which_lines_are_missi
     guard = "The guard, after line 1:\n```python\nif not values:\n    return 0.0\n```"
     fake.add(PLAN, {"tool": "propose_fixes", "args": {"path": "stats.py", "symbol": "mean"}},
              {"choices": [wrong, wrong]}, {"choices": [guard, "after line 9\n```python\npass\n```"]}, FINISH)
-    run = run_omni(repo, "--yes", "--samples", "2", "the mean of an empty list raises ZeroDivisionError", fake=fake,
-                   missing_lines=True)
+    run = run_omni(repo, "--yes", "--samples", "2", "--missing-lines",
+                   "the mean of an empty list raises ZeroDivisionError", fake=fake)
     assert run.code == 0, run.stdout + run.stderr
     seen = candidates(run)
     assert [(c["asked"], c["passes"]) for c in seen] == [("n", False), ("n", False), ("lines added", True)]

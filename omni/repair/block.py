@@ -11,6 +11,8 @@ import ast
 import textwrap
 from dataclasses import dataclass
 
+from omni.repair.rewritten import indent_of, parses
+
 BLOCK_LINES = 8  # a block is the outermost statement (or run of them) around the lines this short
 LONGEST_STATEMENT = 30  # a block that cannot be shorter may span this many lines
 MAX_DEFINITION = 400  # a definition this long can still be repaired by blocks (whole rewrites: MAX_LINES)
@@ -57,7 +59,7 @@ def around(source: str, lines: list[int]) -> Block | None:
 def marked(source: str, block: Block) -> str:
     """The definition with its block between two marker comments, indented as the block's first line."""
     lines = source.splitlines()
-    indent = _indent(lines[block.first - 1])
+    indent = indent_of(lines[block.first - 1])
     return "\n".join([*lines[:block.first - 1], indent + START, *lines[block.first - 1:block.last], indent + END,
                       *lines[block.last:]])
 
@@ -77,19 +79,11 @@ def spliced(source: str, block: Block, code: str) -> str:
     if first.lstrip().startswith(_HEADS) and not source.splitlines()[block.first - 1].lstrip().startswith(_HEADS):
         return _parsing(code)
     lines = source.splitlines()
-    indent = _indent(lines[block.first - 1])
+    indent = indent_of(lines[block.first - 1])
     body = textwrap.dedent("\n".join(new)).splitlines()
     return _parsing("\n".join([*lines[:block.first - 1], *(indent + line if line.strip() else "" for line in body),
                                *lines[block.last:]]))
 
 
 def _parsing(code: str) -> str:
-    try:
-        ast.parse(textwrap.dedent(code))
-    except SyntaxError:
-        return ""
-    return code
-
-
-def _indent(line: str) -> str:
-    return line[:len(line) - len(line.lstrip())]
+    return code if parses(code) else ""

@@ -9,13 +9,13 @@ fault is a deleted guard, the 1.5B model wrote the upstream lines in none of 16 
 
 from __future__ import annotations
 
-import ast
 import re
 import textwrap
 
 from omni.model.textmode import code_of
 from omni.model.usage import UsageMeter
 from omni.protocols import Model
+from omni.repair.rewritten import indent_of, parses
 
 AFTER = re.compile(r"after\s+line\s+(\d+)", re.IGNORECASE)
 NUMBERED = re.compile(r"^\s*\d+\| ?")  # a line copied with its number
@@ -49,7 +49,7 @@ def inserted(source: str, reply: str) -> list[str]:
     if new and all(NUMBERED.match(line) for line in new if line.strip()):
         new = [NUMBERED.sub("", line) for line in new]
     if new and new[0].lstrip().startswith(_HEADS):
-        return [code] if _parses(code) else []
+        return [code] if parses(code) else []
     lines = source.splitlines()
     after, added = _in_context(lines, int(found.group(1)) if found else 0,
                                textwrap.dedent("\n".join(new)).strip("\n").splitlines())
@@ -57,10 +57,10 @@ def inserted(source: str, reply: str) -> list[str]:
         return []
     following = next((line for line in lines[after:] if line.strip()), "")
     found_texts: list[str] = []
-    for indent in dict.fromkeys([_indent(lines[after - 1]), _indent(following)]):
+    for indent in dict.fromkeys([indent_of(lines[after - 1]), indent_of(following)]):
         text = "\n".join([*lines[:after], *(indent + line if line.strip() else "" for line in added),
                           *lines[after:]])
-        if indent and _parses(text) and text not in found_texts:
+        if indent and parses(text) and text not in found_texts:
             found_texts.append(text)
     return found_texts
 
@@ -80,15 +80,3 @@ def _in_context(lines: list[str], after: int, added: list[str]) -> tuple[int, li
     trail = next((t for t in range(min(len(added) - 1, len(following)), 0, -1)
                   if [line.strip() for line in added[-t:]] == following[:t]), 0)
     return after, added[:len(added) - trail]
-
-
-def _indent(line: str) -> str:
-    return line[:len(line) - len(line.lstrip())]
-
-
-def _parses(code: str) -> bool:
-    try:
-        ast.parse(textwrap.dedent(code))
-    except SyntaxError:
-        return False
-    return True

@@ -2,15 +2,16 @@
 before has often turned a case the code handles into the case the goal is about: a small model rewrites the nearest
 branch instead of adding one beside it (`if url.startswith('http://')` became `if url.startswith('ftp://')`, and every
 test of http broke). Its merges keep both: the branch as it is, with the candidate's as an `elif` after it, and the
-candidate's with the branch as it is after it. No model call; verified repair tries them after a round of samples
-left near misses and none that passes, judged as every candidate is (omni/repair/verified.py)."""
+candidate's with the branch as it is after it. No model call; verified repair tries them after each round of samples
+that settled nothing, from the near misses of every round of the call so far (the one-change candidates' too),
+judged as every candidate is (omni/repair/verified.py)."""
 
 from __future__ import annotations
 
 import ast
 import textwrap
 
-from omni.repair.rewritten import shape
+from omni.repair.rewritten import indent_of, parses, shape
 
 MAX_MERGED = 3  # near misses merged, the fewest broken tests first
 
@@ -42,8 +43,8 @@ def kept_both(original: str, candidate: str) -> list[str]:
         return []
     old, new = pair
     old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    indent = _indent(new_lines[new.lineno - 1])
-    if new.col_offset != len(indent) or old.col_offset != len(_indent(old_lines[old.lineno - 1])):
+    indent = indent_of(new_lines[new.lineno - 1])
+    if new.col_offset != len(indent) or old.col_offset != len(indent_of(old_lines[old.lineno - 1])):
         return []  # shares its line with other code
     kept = _reindented(old_lines[old.lineno - 1:old.end_lineno], indent)
     written = new_lines[new.lineno - 1:new.end_lineno]
@@ -54,8 +55,8 @@ def kept_both(original: str, candidate: str) -> list[str]:
         if not _open(chain):
             continue
         text = "".join(head + _ended(first) + _as_elif(second, indent) + tail)
-        if _parses(text) and text.strip() != after.strip():
-            found.append(textwrap.indent(text, _indent(candidate.lstrip("\n"))))
+        if parses(text):
+            found.append(textwrap.indent(text, indent_of(candidate.lstrip("\n"))))
     return found
 
 
@@ -108,13 +109,9 @@ def _open(node: ast.If) -> bool:
     return not node.orelse
 
 
-def _indent(line: str) -> str:
-    return line[:len(line) - len(line.lstrip())]
-
-
 def _reindented(lines: list[str], indent: str) -> list[str]:
     """lines moved from their first line's indentation to indent."""
-    was = _indent(lines[0]) if lines else ""
+    was = indent_of(lines[0]) if lines else ""
     return [indent + line[len(was):] if line.startswith(was) else line for line in lines]
 
 
@@ -125,11 +122,3 @@ def _ended(lines: list[str]) -> list[str]:
 def _as_elif(lines: list[str], indent: str) -> list[str]:
     first = lines[0][len(indent):]
     return [indent + "el" + first, *lines[1:]] if first.startswith("if") else lines
-
-
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except SyntaxError:
-        return False
-    return True

@@ -1,5 +1,6 @@
 """The code the candidates of a definition rewrite: the definition without its docstring (replace_symbol keeps
-it), the file lines the failing tests point to as lines of that code, and a candidate's shape."""
+it), the file lines the failing tests point to as lines of that code, a candidate's shape, and two helpers every
+kind of candidate text uses: a line's indentation, and whether a definition's text parses."""
 
 from __future__ import annotations
 
@@ -47,3 +48,17 @@ def shape(code: str) -> str:
         return ast.dump(ast.parse(textwrap.dedent(code)))
     except SyntaxError:
         return code.strip()
+
+
+def indent_of(line: str) -> str:
+    """The whitespace a line begins with."""
+    return line[:len(line) - len(line.lstrip())]
+
+
+def parses(code: str) -> bool:
+    """Whether a definition's text (at any indentation) is Python."""
+    try:
+        ast.parse(textwrap.dedent(code))
+    except SyntaxError:
+        return False
+    return True
