@@ -48,6 +48,9 @@ FIX_ADD = {"tool": "replace_in_file", "args": {"path": "calc.py", "old_text": "r
      [Example("when('may 2') < when('june 1')", "True")]),
     ("key(a) >= key(b) returns True instead of False", [Example("key(a) >= key(b)", "False")]),
     ("For 3 < count_words('a b c d') it should be 4", [Example("count_words('a b c d')", "4")]),
+    # a tuple in parentheses is a value; one of two tuples said side by side is the one after the verb
+    ("split_pair('a=b') returns ('a', '') instead of ('a', 'b')", [Example("split_pair('a=b')", "('a', 'b')")]),
+    ("quot_rem(7, 2) should be (3, 1), not (3, 0)", [Example("quot_rem(7, 2)", "(3, 1)")]),
 ])
 def test_examples_are_taken_from_the_way_bug_reports_state_them(goal, expected):
     assert goal_examples(goal) == expected

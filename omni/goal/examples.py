@@ -68,10 +68,20 @@ def _tree(text: str, compare: bool = False) -> ast.expr | None:
         if isinstance(node, ast.Attribute) and \
                 data[node.value.end_col_offset:node.end_col_offset - len(node.attr.encode())] != b".":
             return None  # "[1, 2]. Then" is a sentence going on, not an attribute
-    if isinstance(tree, (ast.BoolOp, ast.IfExp, ast.Tuple)) or isinstance(tree, ast.Compare) and not (
+    if isinstance(tree, (ast.BoolOp, ast.IfExp)) or isinstance(tree, ast.Compare) and not (
             compare and all(isinstance(op, _ORDERING) for op in tree.ops)):  # "f(x) in mod.py" is English
         return None  # one side of one comparison, not a chain of them ("3 and f(y) == 4")
+    if isinstance(tree, ast.Tuple) and not _in_parentheses(text):
+        return None  # "1, 2" is a list of things in English; "(1, 2)" is a tuple
     return tree
+
+
+def _in_parentheses(text: str) -> bool:
+    """Whether text is one group in parentheses: "(3, 1)", not "(3, 1), not (3, 0)"."""
+    try:
+        return text.startswith("(") and text.endswith(")") and bool(ast.parse(text[1:-1], mode="eval"))
+    except SyntaxError:
+        return False
 
 
 def _expression_before(goal: str, end: int) -> str | None:
