@@ -14,7 +14,7 @@ swapped, one copied into another block, one moved out of its block). They cost n
 them beside the sampled rewrites, judged the same way, when a round of samples found none that passes
 (omni/repair/verified.py). A 1.5B model asked for a 40-line rewrite mostly writes the code back unchanged; a
 one-token fix is among these. Only so many are tried: the changes on the lines the failing tests point to (the
-spectrum's best lines, when known) come first."""
+spectrum's best lines, when known), else on those the goal's words name (omni/repair/worded.py), come first."""
 
 from __future__ import annotations
 

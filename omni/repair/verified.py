@@ -2,7 +2,8 @@
 the check, the code; a sampling temperature), try each in a scratch copy of the workspace against the run's check
 (the failing tests the goal is about, the goal's examples, the reproduction test), and apply the one that passes.
 The mechanical candidates (omni/repair/mutants.py: one small change each, no model call), once a definition: the
-FIRST_MUTANTS likeliest before the samples, and if neither passes, as many more as fit in MECHANICAL_S at the rate
+FIRST_MUTANTS likeliest before the samples (on the lines the failing tests point to, else on those whose names the
+goal's words name: omni/repair/worded.py), and if neither passes, as many more as fit in MECHANICAL_S at the rate
 the samples took. But when the check is the goal's examples alone, a mechanical fix does not settle the call before
 the samples are asked: one change that makes the one example hold may go wrong on every other input (a negated type
 test that turned strings into lists), and only the rewrites beside it show which behaviour most passing ones share.
@@ -49,6 +50,7 @@ from omni.repair.inputs import ignored_parameters, special_cases
 from omni.repair.localize import MAX_LINES, missing_method
 from omni.repair.probes import Probes, behaviour, goal_probes, left_as_it_was
 from omni.repair.rewritten import in_rewrite, shape, without_docstring
+from omni.repair.worded import worded_lines
 from omni.results import ToolResult
 
 TEMPERATURE = 0.8
@@ -90,9 +92,8 @@ class VerifiedRepair:
             whole, size = read.sources[0], read.definitions[0].end - read.definitions[0].start + 1
             source = without_docstring(whole)
             block = self._block(path, symbol, read.definitions[0].start, whole, size, len(source.splitlines()))
-            near = in_rewrite(self.focus.get((path, symbol), ()), read.definitions[0].start, whole)
-            then = tuple(in_rewrite(lines, read.definitions[0].start, whole)
-                         for lines in self.ran.get((path, symbol), ()))
+            near, then = _tiers(self.focus.get((path, symbol), ()), self.ran.get((path, symbol), ()),
+                                read.definitions[0].start, whole, source, self.reading.plain)
         elif (imports := _new(self.sandbox, path, symbol, check)) is not None:
             source = ""  # not written yet: the candidates are new functions, added at the end of path
         else:
@@ -281,6 +282,15 @@ def mechanical(whole: str, source: str, block: Block | None, tiers: tuple[frozen
     if block:
         return [spliced(whole, block, m) for m in mutants(inside(whole, block), limit)]
     return mutants(source, limit, tiers[0], tiers[1:]) if tiers else mutants(source, limit)
+
+
+def _tiers(focus: tuple[int, ...], ran: tuple[tuple[int, ...], ...], start: int, whole: str, source: str,
+           words: frozenset[str]) -> tuple[frozenset[int], tuple[frozenset[int], ...]]:
+    """Where the mechanical candidates begin, as lines of source (the definition whole, at line start, without
+    its docstring): the lines the failing tests point to (focus), then the other lines they ran, best first; when
+    no test points to any, the lines whose names share a word with the goal's (omni/repair/worded.py)."""
+    near = in_rewrite(focus, start, whole) or worded_lines(source, words)
+    return near, tuple(in_rewrite(lines, start, whole) for lines in ran)
 
 
 def _affordable(seconds_each: float | None) -> int:
