@@ -83,7 +83,8 @@ def test_a_loop_that_stops_or_goes_on_and_a_condition_negated():
     changed = [changed_lines(source, v) for v in mutants(source, limit=100)]
     assert ["+            continue"] in changed and ["+        if not x.done:"] in changed
     compared = "def f(a, b):\n    if a == b:\n        return a\n"  # a comparison: its operator turns instead
-    assert [changed_lines(compared, v) for v in mutants(compared, limit=100)] == [["+    if a != b:"]]
+    assert [changed_lines(compared, v) for v in mutants(compared, limit=100)] == [["+    if a != b:"],
+                                                                                 ["+    if a in b:"]]
     forever = "def f():\n    while True:\n        g()\n"  # a loop run until it breaks: no `not True`
     assert [changed_lines(forever, v) for v in mutants(forever, limit=100)] == [["+    while False:"]]
 
@@ -114,10 +115,12 @@ def test_the_changes_on_the_lines_the_failing_tests_point_to_come_first():
     body = "\n".join(f"    x{n} = a < {n + 2} and b" for n in range(20))
     source = f"def f(a, b):\n{body}\n    return x19 + b if a < b else x0 - b\n"
     last = len(source.splitlines())
-    near = [changed_lines(source, v)[0] for v in mutants(source, limit=6, near=frozenset({last}))]
+    near = [changed_lines(source, v)[0] for v in mutants(source, limit=7, near=frozenset({last}))]
     assert near == ["+    return x19 + b if a <= b else x0 - b", "+    return x19 - b if a < b else x0 - b",
                     "+    return x19 + b if a > b else x0 - b", "+    return x19 + b if a < b else x0 + b",
-                    "+    return x19 + b if a >= b else x0 - b", "+    x0 = a <= 2 and b"]  # then the others
+                    "+    return x19 + b if a >= b else x0 - b",
+                    "+    return x0 - b if a < b else x19 + b",  # the catalogue's kinds after the first ones
+                    "+    x0 = a <= 2 and b"]  # then the others
     plain = [changed_lines(source, v)[0] for v in mutants(source, limit=4)]
     assert "+    return x19 + b if a <= b else x0 - b" not in plain and "+    x0 = a <= 2 and b" in plain
 
@@ -228,14 +231,18 @@ def test_statements_are_left_out_or_swapped_after_the_one_change_kinds_first_whe
     """Where the failing tests point, the statement kinds come after the one-change kinds there and before any
     change elsewhere; elsewhere, after all the others."""
     source = "def f(a, b):\n    a.append(1)\n    b.append(2)\n    c = a < b\n    return c\n"
-    kinds = [kind(source, v) for v in mutants(source, limit=200)]
+    variants = mutants(source, limit=200)
+    kinds = [kind(source, v) for v in variants]
     first = kinds.index("drop")
-    assert first > 0 and set(kinds[:first]) == {"change"} and "change" not in kinds[first:] and "swap" in kinds
+    assert first > 0 and set(kinds[:first]) == {"change"} and "swap" in kinds
+    later = [changed_lines(source, v) for v, k in zip(variants[first:], kinds[first:], strict=True) if k == "change"]
+    assert later == [["+    b.append(-2)"]]  # the catalogue's, in turn with the statements' (`-1` came before)
     near = mutants(source, limit=200, near=frozenset({3}))  # `b.append(2)`
-    assert [changed_lines(source, v) for v in near[:2]] == [["+    b.append(3)"], ["+    b.append(1)"]]
-    assert removed_lines(source, near[2]) == ["-    b.append(2)"] and kind(source, near[2]) == "drop"
-    assert kind(source, near[3]) == "swap"  # with `c = a < b`, which reads b (not with `a.append(1)`: no name shared)
-    assert kind(source, near[4]) == "change" and kinds.count("swap") == 1  # then the one-change kinds elsewhere
+    assert [changed_lines(source, v) for v in near[:3]] == [["+    b.append(3)"], ["+    b.append(1)"],
+                                                            ["+    b.append(-2)"]]  # the catalogue's sign third
+    assert removed_lines(source, near[3]) == ["-    b.append(2)"] and kind(source, near[3]) == "drop"
+    assert kind(source, near[4]) == "swap"  # with `c = a < b`, which reads b (not with `a.append(1)`: no name shared)
+    assert kind(source, near[5]) == "change" and kinds.count("swap") == 1  # then the one-change kinds elsewhere
 
 
 PRICE = ("def price(order, member):\n    if member:\n        total = order.net * 0.9\n        if order.coupon:\n"
@@ -270,17 +277,23 @@ def test_a_copy_goes_before_the_return_that_ends_a_block_and_never_after_an_elif
 
 
 def test_a_copy_is_a_statement_kind_first_where_the_tests_point_and_after_the_one_change_kinds_elsewhere():
-    kinds = [kind(PRICE, v) for v in mutants(PRICE, limit=200)]
-    assert kinds.count("copy") == 1 and "change" not in kinds[kinds.index("copy"):]
+    variants = mutants(PRICE, limit=200)
+    kinds = [kind(PRICE, v) for v in variants]
+    assert kinds.count("copy") == 1
+    later = [changed_lines(PRICE, v) for v, k in list(zip(variants, kinds, strict=True))[kinds.index("copy"):]
+             if k == "change"]  # the catalogue's alone: an attribute of `order` read as the other one
+    assert later == [["+        if order.net:"], ["+            total -= order.net"], ["+        total = order.coupon"]]
     near = [kind(PRICE, v) for v in mutants(PRICE, limit=200, near=frozenset({7}))]  # `total = order.net`
-    assert near[0] == "copy" and near.count("change") == kinds.count("change")  # no other change touches line 7
+    assert near[:2] == ["change", "copy"]  # `order.net` read as `order.coupon` (the catalogue's), then the copy
+    assert near.count("change") == kinds.count("change")
 
 
 def test_a_patterns_character_class_takes_digits_too_and_its_repeats_and_anchors_change_one_at_a_time():
     """A slug that lost its digits: the fix is the class `[^a-z\\d]`, one change of the pattern; raw stays raw."""
     source = ('def slug(title):\n    return re.sub(r"[^a-z]+", "-", title.lower()).strip("-")\n')
     changed = [changed_lines(source, v) for v in mutants(source, limit=200)]
-    patterned = [c[0] for c in changed if 'r"[^a-z]+"' not in c[0] and "title.lower()" in c[0]]
+    patterned = [c[0] for c in changed if 'r"[^a-z]+"' not in c[0] and 're.sub(r"' in c[0]
+                 and "title.lower()" in c[0]]
     assert patterned == ['+    return re.sub(r"[^a-z\\d]+", "-", title.lower()).strip("-")',  # digits too
                          '+    return re.sub(r"[a-z]+", "-", title.lower()).strip("-")',  # negated the other way
                          '+    return re.sub(r"[^a-z]*", "-", title.lower()).strip("-")']  # `+` as `*`
@@ -340,3 +353,48 @@ def test_the_bodies_of_two_neighbouring_branches_of_a_chain_are_swapped_and_an_i
     assert len(swapped) == 3  # and the last elif's with the else's
     sign = "def sign(x):\n    if x < 0:\n        return -1\n    else:\n        return 1\n"
     assert [v for v in mutants(sign, limit=200) if kind(sign, v) == "swap"] == []  # `if not x < 0:` is one already
+
+
+@pytest.mark.parametrize("line, fixed", [
+    ("    return key == seen", "    return key in seen"),  # one value where a collection of them was meant
+    ("    return key not in seen", "    return key != seen"),
+    ("    return key is a", "    return key == a"),
+    ("    return a if key else b", "    return b if key else a"),  # each case given the other's answer
+    ("    return items[-1]", "    return items[1]"),  # a sign
+    ("    return items.index(a, 2)", "    return items.index(a, -2)"),
+    ("    return items[a:b]", "    return items[:b]"),  # one bound of a slice left out
+    ("    return items[a:b]", "    return items[a:]"),
+    ("    return a * b", "    return a / b"),
+    ("    return a ** b", "    return a * b"),
+    ("    return a & b", "    return a | b"),
+    ("    return a << b", "    return a >> b"),
+    ("    return int(a / b)", "    return (a / b)"),  # a wrapping builtin taken off
+    ("    return abs(a)", "    return a"),
+    ("    return [k for k in items]", "    return [k for k in sorted(items)]"),  # put in order, or reversed
+    ("    return list(items)", "    return list(reversed(items))"),
+    ("    return self.low + self.high", "    return self.high + self.high"),  # another attribute of the object
+    ("    return self.left() or self.right()", "    return self.right() or self.right()"),
+    ("    return sorted(items, key=a, reverse=b)", "    return sorted(items, reverse=b)"),  # an argument left out
+    ("    return round(a, 2)", "    return round(a)"),
+])
+def test_the_catalogues_operators_write_back_what_the_first_kinds_cannot(line, fixed):
+    source = f"def f(a, b, key=None, seen=(), items=(), self=None):\n{line}\n"
+    variants = mutants(source, limit=200)
+    assert any(changed_lines(source, v) == ["+" + fixed] for v in variants), [changed_lines(source, v)
+                                                                             for v in variants]
+    for variant in variants:
+        ast.parse(variant)
+        assert len(changed_lines(source, variant)) == 1 and variant != source
+
+
+def test_the_catalogue_leaves_alone_what_would_write_a_first_kinds_change_again_or_nothing():
+    """A number right of `+`/`-` gets no minus (`a - -1` is `a + 1`), a value already in order is not sorted again,
+    an attribute read on another object is not swapped in, and a call with one argument keeps it."""
+    changed = [c for line in ("    return a - 1", "    return list(sorted(items))", "    return self.low + key.high",
+                              "    return round(a)")
+               for v in mutants(f"def f(a, key, items, self):\n{line}\n", limit=200)
+               for c in changed_lines(f"def f(a, key, items, self):\n{line}\n", v)]
+    assert "+    return a - -1" not in changed
+    assert not any("sorted(sorted(" in c or "reversed(sorted(" in c for c in changed)
+    assert "+    return self.high + key.high" not in changed and "+    return self.low + key.low" not in changed
+    assert "+    return round()" not in changed

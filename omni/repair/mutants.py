@@ -23,8 +23,11 @@ import textwrap
 from collections.abc import Iterator
 from functools import partial
 
+from omni.repair.catalogue import (attribute_siblings, bounds, branches, dropped_arguments, memberships,
+                                   negated_numbers, operators, ordered, receivers_of, signs, unwrapped)
 from omni.repair.patterns import patterns
 from omni.repair.statements import Edit, statement_kinds
+from omni.repair.textedit import apply, at, between
 
 MAX_MUTANTS = 64  # at most, when trying one is quick (verified repair tries as many as fit in a minute)
 
@@ -58,7 +61,7 @@ def mutants(source: str, limit: int = MAX_MUTANTS, near: frozenset[int] = frozen
     lines = code.splitlines(keepends=True)
     found: list[str] = []
     for edit in _edits(tree, lines, (near, *then)):
-        text = _apply(lines, edit)
+        text = apply(lines, edit)
         try:
             ast.parse(text)
         except SyntaxError:
@@ -74,7 +77,8 @@ def mutants(source: str, limit: int = MAX_MUTANTS, near: frozenset[int] = frozen
 def _edits(tree: ast.AST, lines: list[str], tiers: tuple[frozenset[int], ...]) -> Iterator[Edit]:
     """Each kind's edits in the order of the code, the kinds taken in turn (a long function's constants do not
     crowd out its one swapped call): first those that touch a line of the first tier, then of the next, and so on,
-    then the others; in each, the statement kinds' after the rest."""
+    then the others; in each, the catalogue's kinds (omni/repair/catalogue.py) and the statement kinds, in turn with
+    each other, after the first kinds."""
     typed = {id(n) for a in _annotations(tree) for n in ast.walk(a)}  # types, not values: `Iterable[T]` is no index
     nodes = sorted((n for n in ast.walk(tree) if hasattr(n, "lineno") and id(n) not in typed),
                    key=lambda n: (n.lineno, n.col_offset))
@@ -84,8 +88,10 @@ def _edits(tree: ast.AST, lines: list[str], tiers: tuple[frozenset[int], ...]) -
     siblings = partial(_siblings, names=_names(nodes))
     one_change = (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands, _unsliced, _forwarded,
                   patterns, _directions, _twins, _negations, siblings)
+    catalogue = (memberships, branches, partial(signs, negated=negated_numbers(nodes)), bounds, operators, unwrapped,
+                 partial(attribute_siblings, receivers=receivers_of(nodes)), ordered, dropped_arguments)
     groups = [[[edit for node in nodes for edit in kind(node, lines, docstrings)] for kind in group]
-              for group in (one_change, statement_kinds(tree, docstrings))]
+              for group in (one_change, catalogue + statement_kinds(tree, docstrings))]
     for tier in range(len(tiers) + 1):
         for kinds in groups:
             yield from _in_turn([[edit for edit in kind if _tier(edit, tiers) == tier] for kind in kinds])
@@ -116,33 +122,33 @@ def _annotations(tree: ast.AST) -> Iterator[ast.AST]:
 def _comparisons(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
     if isinstance(node, ast.Compare):
         for op, left, right in zip(node.ops, [node.left, *node.comparators], node.comparators, strict=False):
-            yield from _between(lines, left, right, *_COMPARE.get(type(op), ("", "")))
+            yield from between(lines, left, right, *_COMPARE.get(type(op), ("", "")))
 
 
 def _logic(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
     if isinstance(node, ast.BoolOp):
         for left, right in zip(node.values, node.values[1:], strict=False):
-            yield from _between(lines, left, right, *_BOOL[type(node.op)])
+            yield from between(lines, left, right, *_BOOL[type(node.op)])
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         yield (node.lineno, node.col_offset, node.operand.lineno, node.operand.col_offset, "")
 
 
 def _arithmetic(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        yield from _between(lines, node.left, node.right, *_BINARY[type(node.op)])
+        yield from between(lines, node.left, node.right, *_BINARY[type(node.op)])
     elif isinstance(node, ast.AugAssign) and type(node.op) in _BINARY:
         old, new = _BINARY[type(node.op)]
-        yield from _between(lines, node.target, node.value, old + "=", new + "=")
+        yield from between(lines, node.target, node.value, old + "=", new + "=")
 
 
 def _constants(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
     if isinstance(node, ast.Constant) and id(node) not in docstrings:
         if isinstance(node.value, bool):
-            yield _at(node, str(not node.value))
+            yield at(node, str(not node.value))
         elif isinstance(node.value, int):
-            yield _at(node, str(node.value + 1))
+            yield at(node, str(node.value + 1))
             if node.value > 0:
-                yield _at(node, str(node.value - 1))
+                yield at(node, str(node.value - 1))
 
 
 def _off_by_one(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
@@ -161,7 +167,7 @@ def _off_by_one(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterat
         if isinstance(operand, (ast.Name, ast.Attribute)) and operand.lineno == operand.end_lineno:
             text = lines[operand.lineno - 1].encode()[operand.col_offset:operand.end_col_offset].decode()
             for sign in ("-", "+"):
-                yield _at(operand, f"({text} {sign} 1)" if bracket else f"{text} {sign} 1")
+                yield at(operand, f"({text} {sign} 1)" if bracket else f"{text} {sign} 1")
 
 
 def _swaps(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
@@ -231,21 +237,21 @@ def _directions(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterat
         for op, left, right in zip(node.ops, [node.left, *node.comparators], node.comparators, strict=False):
             old, news = _DIRECTIONS.get(type(op), ("", ()))
             for new in news:
-                yield from _between(lines, left, right, old, new)
+                yield from between(lines, left, right, old, new)
 
 
 def _twins(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
     """The called name of one of a pair as the other: `min(xs)` as `max(xs)`, `s.lstrip()` as `s.rstrip()`."""
     called = node.func if isinstance(node, ast.Call) else None
     if isinstance(called, ast.Name) and called.id in _TWINS:
-        yield _at(called, _TWINS[called.id])
+        yield at(called, _TWINS[called.id])
     elif isinstance(called, ast.Attribute) and called.attr in _TWINS:
         end = called.end_col_offset
         yield (called.end_lineno, end - len(called.attr), called.end_lineno, end, _TWINS[called.attr])
     elif isinstance(node, ast.Break):
-        yield _at(node, "continue")
+        yield at(node, "continue")
     elif isinstance(node, ast.Continue):
-        yield _at(node, "break")
+        yield at(node, "break")
 
 
 def _negations(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
@@ -257,7 +263,7 @@ def _negations(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterato
         return
     text = lines[test.lineno - 1].encode()[test.col_offset:test.end_col_offset].decode()
     simple = isinstance(test, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
-    yield _at(test, f"not {text}" if simple else f"not ({text})")
+    yield at(test, f"not {text}" if simple else f"not ({text})")
 
 
 def _siblings(node: ast.AST, lines: list[str], docstrings: set[int], names: dict[str, list[str]]) -> Iterator[Edit]:
@@ -268,7 +274,7 @@ def _siblings(node: ast.AST, lines: list[str], docstrings: set[int], names: dict
         words = names[node.id]
         for other, its in names.items():
             if other != node.id and _one_word_apart(words, its):
-                yield _at(node, other)
+                yield at(node, other)
 
 
 def _names(nodes: list[ast.AST]) -> dict[str, list[str]]:
@@ -298,29 +304,3 @@ def _one_word_apart(first: list[str], second: list[str]) -> bool:
         return sum(a != b for a, b in zip(first, second, strict=True)) <= 1
     short, long = sorted((first, second), key=len)
     return any(long[:n] + long[n + 1:] == short for n in range(len(long)))
-
-
-def _between(lines: list[str], left: ast.AST, right: ast.AST, old: str, new: str) -> Iterator[Edit]:
-    """The operator `old` written between two operands on one line, as `new`."""
-    if not old or left.end_lineno != right.lineno:
-        return
-    row = lines[right.lineno - 1].encode()
-    gap = row[left.end_col_offset:right.col_offset].decode()
-    words = gap.split()
-    if " ".join(w for w in words if w not in "()") != old:
-        return
-    start = gap.index(old.split()[0])
-    end = gap.index(old.split()[-1], start) + len(old.split()[-1])
-    column = left.end_col_offset + len(gap[:start].encode())
-    yield (right.lineno, column, right.lineno, column + len(gap[start:end].encode()), new)
-
-
-def _at(node: ast.AST, text: str) -> Edit:
-    return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, text)
-
-
-def _apply(lines: list[str], edit: Edit) -> str:
-    first, start, last, end, text = edit
-    head = lines[first - 1].encode()[:start].decode()
-    tail = lines[last - 1].encode()[end:].decode()
-    return "".join(lines[:first - 1]) + head + text + tail + "".join(lines[last:])

@@ -1,0 +1,103 @@
+"""Reach of the mechanical candidates: for each task, is the upstream code of the bug's definition among the
+one-change candidates (omni/repair/mutants.py) of its bugged code, and how many come before it?
+
+No model and no sandbox: the task's sdist, its bug patch and `mutants` alone, so it runs in seconds a task. Two
+ranks per task: with the bug's own lines as the first tier (what a perfect spectrum would give), and with no tier
+at all (code order). A fix the catalogue does not hold says a kind of change is missing; a fix past the limit says
+the order spends the budget elsewhere. It reads the task's bug patch, so it is for the tune half and the dev tasks:
+the check half is refused, since its patches must stay unread (bench/README.md).
+
+    python bench/reach.py                 # the tune half and the dev tasks
+    python bench/reach.py --tasks a,b     # some of them
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from failures import _changed_lines, _definitions, bug_definitions  # noqa: E402
+from run_tasks import TASKS, prepare, selected  # noqa: E402
+
+from omni.repair.mutants import MAX_MUTANTS, mutants  # noqa: E402
+
+READABLE = ("tune", "dev")
+
+
+def definition(source: str, name: str) -> tuple[int, str] | None:
+    """(first line, source text) of the definition 'Qual.name' in a module's source."""
+    for start, end, qualified in _definitions(source):
+        if qualified == name:
+            lines = source.splitlines(keepends=True)
+            return start, "".join(lines[start - 1:end])
+    return None
+
+
+def file_at(repo: Path, rev: str, path: str) -> str:
+    return subprocess.run(["git", "show", f"{rev}:{path}"], cwd=repo, capture_output=True, text=True).stdout
+
+
+def same(a: str, b: str) -> bool:
+    try:
+        return ast.dump(ast.parse(textwrap.dedent(a))) == ast.dump(ast.parse(textwrap.dedent(b)))
+    except SyntaxError:
+        return False
+
+
+def reach(task: dict, work: Path) -> list[dict]:
+    repo = prepare(task, work)
+    patch = (task["dir"] / "bug.patch").read_text()
+    changed = _changed_lines(patch)
+    rows = []
+    for right in bug_definitions(patch, repo):
+        path, _, name = right.partition(":")
+        bugged, upstream = (definition(file_at(repo, rev, path), name) for rev in ("HEAD", "HEAD~1"))
+        if bugged is None or upstream is None:
+            rows.append({"task": task["id"], "definition": right, "reach": "not a definition on both sides"})
+            continue
+        start, source = bugged
+        near = frozenset(line - start + 1 for line, _ in changed.get(path, []))
+        ranks = []
+        for tier in (near, frozenset()):
+            found = mutants(source, limit=100_000, near=tier)
+            ranks.append(next((n + 1 for n, m in enumerate(found) if same(m, upstream[1])), None))
+        rows.append({"task": task["id"], "definition": right, "lines": source.count("\n"),
+                     "rank_on_lines": ranks[0], "rank_in_order": ranks[1],
+                     "reach": "no" if ranks[0] is None else "yes"})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", default="", help="comma-separated task names (tune half or dev)")
+    opts = parser.parse_args()
+    wanted = [t for t in opts.tasks.split(",") if t]
+    tasks = [t for t in selected(TASKS, wanted, None) if t["half"] in READABLE] if wanted else \
+        [t for half in READABLE for t in selected(TASKS, [], half)]
+    if wanted and len(tasks) < len(wanted):
+        sys.exit("reach.py reads bug patches: only tune-half and dev tasks (the check half stays unread)")
+    rows = []
+    for task in tasks:
+        with tempfile.TemporaryDirectory(prefix="omni-reach-") as tmp:
+            rows += reach(task, Path(tmp))
+    width = max(len(r["task"]) for r in rows)
+    for r in rows:
+        where = f"on lines {r.get('rank_on_lines')}, in order {r.get('rank_in_order')}" if r["reach"] == "yes" \
+            else r["reach"]
+        print(f"{r['task']:{width}}  {r['definition'].split(':')[1]:40.40}  {r.get('lines', ''):>4}  {where}")
+    reached = [r for r in rows if r["reach"] == "yes"]
+    within = [r for r in reached if r["rank_on_lines"] <= MAX_MUTANTS]
+    print(f"\n{len(reached)} of {len(rows)} bug definitions have their upstream code among the candidates; "
+          f"{len(within)} within the first {MAX_MUTANTS} when the bug's lines come first")
+
+
+if __name__ == "__main__":
+    main()
