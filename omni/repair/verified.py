@@ -2,10 +2,12 @@
 the check, the code; a sampling temperature), try each in a scratch copy of the workspace against the run's check
 (the failing tests the goal is about, the goal's examples, the reproduction test), and apply the one that passes.
 The mechanical candidates (omni/repair/mutants.py: one small change each, no model call), once a definition: the
-FIRST_MUTANTS likeliest before the samples (on the lines the failing tests point to, else on those whose names the
-goal's words name: omni/repair/worded.py), and if neither passes, as many more as fit in MECHANICAL_S at the rate
-the samples took. But when the check is the goal's examples alone, a mechanical fix does not settle the call before
-the samples are asked: one change that makes the one example hold may go wrong on every other input (a negated type
+FIRST_MUTANTS likeliest (on the lines the failing tests point to, else on those whose names the goal's words name:
+omni/repair/worded.py), then as many more as fit in MECHANICAL_S at the rate those took, all before the samples: a
+round of four samples took 50 to 170 s on the CPU server in run BZ, a one-change candidate one or two seconds. But
+when the check is the goal's examples alone, only the likeliest go before the samples, the rest after them, and a
+mechanical fix does not settle the call before the samples are asked: one change that makes the one example hold
+may go wrong on every other input (a negated type
 test that turned strings into lists), and only the rewrites beside it show which behaviour most passing ones share.
 After a round of samples that left near misses (they pass the check and break tests that passed) and none that
 passes, each near miss is tried again with the branch it replaced kept beside it (omni/repair/merged.py). With
@@ -113,8 +115,9 @@ class VerifiedRepair:
                                               probes, note, failure), partial(merges, whole, rows)]
             if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
                 self.mutated.add((path, symbol))  # the mechanical ones once a definition
-                rounds = [lambda: (made(FIRST_MUTANTS), "mechanical"), *rounds,  # the likeliest, the samples, the
-                          lambda: (made(_affordable(self.seconds_each))[FIRST_MUTANTS:], "mechanical")]  # rest
+                first, rest = (lambda: (made(FIRST_MUTANTS), "mechanical"),  # the likeliest, timed; then the rest
+                               lambda: (made(_affordable(self.seconds_each))[FIRST_MUTANTS:], "mechanical"))
+                rounds = [first, rest, *rounds] if check.tests else [first, *rounds, rest]  # examples: samples too
             if self.lines and not alone and not block and source and (path, symbol) not in self.gapped:
                 self.gapped.add((path, symbol))  # asked once a definition, last
                 rounds.append(partial(lines_added, self.model, self.meter, self._messages(
