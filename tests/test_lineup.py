@@ -1,6 +1,8 @@
 """The order of omni's own repair rounds (omni/repair/lineup.py), without a sandbox: what each round took decides
 the next."""
 
+from dataclasses import replace
+
 from omni.repair.lineup import MAX_SWEPT, Lineup
 from omni.repair.localize import Target
 
@@ -199,3 +201,23 @@ def test_a_swept_definition_says_how_many_of_its_candidates_moved_the_check():
     said = _unfixed_alone("half", 0, "calc.py", (3,), ranked)
     assert said.details == {"moved": 2} and "half is a later suspect" in said.error
     assert _unfixed_alone("half", 0, "calc.py", (), ranked[1:2]).details == {"moved": 0}
+
+
+def test_after_an_opening_that_swept_a_tie_the_others_at_its_score_are_swept_before_any_is_sampled():
+    """The opening swept the first of three tied at the top (the strategy's doing: localize.tied): the two others at
+    that score are swept next, then the first is rewritten whole, then the rest of the sweep; a lower suspect waits."""
+    lineup = Lineup()
+    first = Target("pkg/mod.py", "a", "spectrum", size=5, score=0.8, swept=True)
+    lineup.took(first)
+    lineup.suspects = [replace(first, swept=False), *(Target("pkg/mod.py", n, "spectrum", size=5, score=0.8)
+                                                      for n in "bc"),
+                       Target("pkg/mod.py", "d", "spectrum", size=5, score=0.5)]
+    assert order(lineup)[:4] == [("b", True), ("c", True), ("a", False), ("d", True)]
+    lineup = Lineup()  # an opening that was sampled: the sweep goes on as before, best first
+    lineup.took(replace(first, swept=False))
+    lineup.suspects = [Target("pkg/mod.py", n, "spectrum", size=5, score=0.8) for n in "bc"]
+    taken = order(lineup)
+    assert taken[:2] == [("b", True), ("c", True)] and ("a", False) not in taken
+    lineup = Lineup()  # no opening, and a tie at the top: each of it swept, then the first rewritten whole
+    lineup.suspects = [Target("pkg/mod.py", n, "spectrum", size=5, score=1.0) for n in "ab"] + [suspect("c")]
+    assert order(lineup)[:3] == [("a", True), ("b", True), ("a", False)]

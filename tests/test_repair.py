@@ -1244,9 +1244,10 @@ def test_the_one_change_candidates_go_by_the_spectrums_lines_and_where_no_failin
 def test_the_suspects_are_swept_by_their_one_change_candidates_before_a_second_is_rewritten_whole(tmp_path, fake,
                                                                                              docker_engine):
     """test_total runs four functions, and a passing test runs one of them, half, too: the spectrum ranks the other
-    three first, and the faulty half fourth. The opening round rewrites the first (no sample has code, no one-change
-    edit of it passes); then the next suspects are tried by their one-change candidates alone, with no model request,
-    and one of half's (the divisor one off) is applied: no second definition was rewritten whole."""
+    three first, tied, and the faulty half fourth. A tie at the top: the three are swept by their one-change
+    candidates alone, then the first is rewritten whole (no sample has code); then the next suspect is tried by its
+    one-change candidates alone, with no model request, and one of half's (the divisor one off) is applied: no second
+    definition was rewritten whole."""
     code = ("def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n\n\n"
             "def neg(a):\n    return -a\n\n\ndef half(a):\n    return a // 3\n")
     test = ("from calc import add, half, mul, neg\n\n\n"
@@ -1259,8 +1260,40 @@ def test_the_suspects_are_swept_by_their_one_change_candidates_before_a_second_i
     assert run.code == 0, run.stdout + run.stderr
     rounds = [(e["kind"], e["symbol"], e["why"]) for e in run.events() if e["kind"] in ("opening", "rung")]
     assert rounds[0][0] == "opening" and {r[1] for r in rounds[:3]} == {"add", "mul", "neg"}
-    assert rounds[3][:2] == ("rung", "half") and len(rounds) == 4
-    assert all("tried by its one-change candidates alone" in r[2] for r in rounds[1:])
+    assert all("scores as high as the first" in r[2] for r in rounds[1:3])
+    assert rounds[3][:2] == ("rung", rounds[0][1]) and rounds[4][:2] == ("rung", "half") and len(rounds) == 5
+    assert "tried by its one-change candidates alone" in rounds[4][2]
     assert [r.get("n") for r in fake.requests] == [2] * 2  # the opening's two rounds of samples; none after it
     assert {c["asked"] for c in candidates(run) if c["target"] == "calc.py:half"} == {"mechanical"}
     assert "return a // 2" in (repo / "calc.py").read_text()
+
+
+SCALE = {"scale.py": ("class Scale:\n    def __init__(self, factor):\n        self.factor = factor + 1\n\n"
+                      "    def apply(self, x):\n        if x is None:\n            return None\n"
+                      "        return x * self.factor\n"),
+         "test_scale.py": ("from scale import Scale\n\n\ndef test_scaling():\n    assert Scale(2).apply(5) == 10\n\n\n"
+                           "def test_nothing_to_scale():\n    assert Scale.__new__(Scale).apply(None) is None\n")}
+
+
+def test_a_tie_at_the_top_is_swept_before_any_suspect_is_rewritten_whole(tmp_path, fake, docker_engine):
+    """Only the failing test runs `apply`'s last line and `__init__`'s one line: both score 1.00. `apply`, the one
+    function the check calls, is the opening's target; with a tie the opening sweeps it (one-change
+    candidates alone, none fixes it), then `__init__`'s are tried before any sample, and `factor + 0` passes: no
+    model request was made for a candidate."""
+    repo = make_repo(tmp_path / "repo", SCALE)
+    fake.add(PLAN, {"tool": "finish", "args": {"summary": "nothing to do"}})
+    run = run_omni(repo, "--yes", "--samples", "2", "scaling by two gives three times the value", fake=fake,
+                   opening_repair=True, mechanical=True, finish_on_check=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (spectrum,) = [e for e in run.events() if e["kind"] == "spectrum"]
+    assert [(s["symbol"], s["score"]) for s in spectrum["suspects"][:2]] == [("Scale.apply", 1.0),
+                                                                             ("Scale.__init__", 1.0)]
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    assert opening["symbol"] == "Scale.apply" and "the only function of the project that the check calls" in \
+        opening["why"] and "others score as high" in opening["why"]
+    (rung,) = [e for e in run.events() if e["kind"] == "rung"]
+    assert rung["symbol"] == "Scale.__init__" and "scores as high as the first" in rung["why"]
+    seen = candidates(run)
+    assert {c["asked"] for c in seen} == {"mechanical"} and not any(r.get("n") for r in fake.requests)
+    assert {c["target"].split(":")[1] for c in seen if c["passes"]} == {"Scale.__init__"}
+    assert "self.factor = factor + 1" not in (repo / "scale.py").read_text()

@@ -8,7 +8,10 @@ server), up to MAX_SUSPECTS in all with the opening's: a ranking that put the fa
 the run. A suspect the tests single out (every failing test runs its best line and no passing one does: a score of
 CLEAR, and no other suspect as high) is rewritten whole as soon as it is swept, before the rest are: the sweep is
 for a ranking in doubt, and a run that swept three more first ran out of time before it came back to the one the
-tests named (run BG).
+tests named (run BG). A tie at the top is a ranking in doubt from the start: the opening then sweeps its target
+(omni/repair/strategy.py), or with no opening the first of the tie is swept, and the suspects that score as high
+are swept next, before any definition is sampled
+(a fix in the second of two tied at 1.00 waited three and a half minutes behind the first's samples: run BZ).
 Among the swept suspects, those some of whose one-change candidates made part of the check pass (broken tests or
 not) are rewritten whole first: a change there moves the failing tests, as mutation-based fault localization has it
 (Metallaxis, MUSE); a change in a function the failure only passes through moves nothing.
@@ -82,6 +85,10 @@ class Lineup:
         suspects = [t for t in self._with_stepped(again) if (t.path, t.symbol) not in tried]
         fresh = [t for t in suspects if (t.path, t.symbol) not in self.rounds]
         room = len(self.sampled - self.valued - again) < MAX_SUSPECTS
+        level = [t for t in fresh if t.score >= self._best()]  # a tie at the top, when the opening swept one of it
+        if level and not self.sampled and (self.swept or len(level) > 1) and len(self.swept) < self.sweeps:
+            return replace(level[0], swept=True, why=level[0].why + "; it scores as high as the first, so its "
+                           "one-change candidates go before any suspect is rewritten whole")
         top = self._singled_out()
         if top in suspects and (top.path, top.symbol) in self.swept - self.sampled and (self.blocks or not top.long) \
                 and room:
@@ -107,6 +114,10 @@ class Lineup:
             return ranked
         return [*ranked, Target(*self.stepped, "the spectrum does not rank it for what still fails, and a second "
                                                "change may be needed where the first was made")]
+
+    def _best(self) -> float:
+        """The best score of the suspects, those swept included; 1.5, above any, when none is known."""
+        return max((t.score for t in self.suspects or []), default=1.5) or 1.5
 
     def _singled_out(self) -> Target | None:
         """The spectrum's best suspect when the tests single it out: a score of CLEAR, and no other as high (a tie

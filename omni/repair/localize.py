@@ -188,6 +188,15 @@ def _suspect(spectrum: Spectrum, entry: dict) -> Target | None:
                   tuple(map(tuple, entry.get("ran", []))), found[2], score=float(entry["score"]))
 
 
+def tied(spectrum: Spectrum, target: Target) -> bool:
+    """Whether target is at the top of the spectrum's ranking with another definition outside the tests as high: a
+    tie at the top (a constructor and the method it sets up, run by the same tests) is a ranking in doubt, whatever
+    the passing tests' share that broke it or the rule that picked the target (the one function the check calls)."""
+    ranked = [e for e in spectrum.ranked() if not is_test_file(e["path"])]
+    top = [e for e in ranked if ranked and e["score"] > 0 and e["score"] >= ranked[0]["score"]]
+    return len(top) > 1 and any((e["path"], e["symbol"]) == (target.path, target.symbol) for e in top)
+
+
 def values_of(sandbox: Sandbox, path: str, symbol: str) -> list[Target]:
     """The values the definition reads (read_symbol's `reads`: its module's and its class's, written with a literal),
     as targets of their own: a fault in a table or a pattern a function reads is not in the function, and the

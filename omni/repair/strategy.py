@@ -3,13 +3,15 @@ The loop knows it only by that protocol; omni/run/wiring.py makes it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from omni.box.toolbox import Toolbox, details
 from omni.check.settled import Check, CheckNow
 from omni.goal.reading import GoalReading
 from omni.protocols import Events
 from omni.repair.block import MAX_DEFINITION
 from omni.repair.lineup import MAX_SWEPT, ROUNDS, Lineup
-from omni.repair.localize import Spectrum, Target, fix_target, suspects, values_of
+from omni.repair.localize import Spectrum, Target, fix_target, suspects, tied, values_of
 from omni.repair.verified import VerifiedRepair
 from omni.results import Action, ToolResult
 
@@ -101,6 +103,9 @@ class RepairStrategy:
                             self.spectrum)
         if target is None:
             return self.next_suspect()
+        if self.lineup.sweeps and not self.reading.fix and tied(self.spectrum, target):  # the cheap first, a tie's too
+            target = replace(target, swept=True, why=target.why + "; others score as high, so the one-change "
+                             "candidates of each go before any is rewritten whole")
         return self._own_round(target, "opening", target.why, "omni_opening")
 
     def next_suspect(self) -> Action | None:
