@@ -10,8 +10,8 @@ CLEAR, and no other suspect as high) is rewritten whole as soon as it is swept, 
 for a ranking in doubt, and a run that swept three more first ran out of time before it came back to the one the
 tests named (run BG). A tie at the top is a ranking in doubt from the start: the opening then sweeps its target
 (omni/repair/strategy.py), or with no opening the first of the tie is swept, and the suspects that score as high
-are swept next, before any definition is sampled
-(a fix in the second of two tied at 1.00 waited three and a half minutes behind the first's samples: run BZ).
+are swept next, before any definition is sampled (a fix in the second of two tied at 1.00 waited three and a half
+minutes behind the first's samples: run BZ).
 Among the swept suspects, those some of whose one-change candidates made part of the check pass (broken tests or
 not) are rewritten whole first: a change there moves the failing tests, as mutation-based fault localization has it
 (Metallaxis, MUSE); a change in a function the failure only passes through moves nothing.

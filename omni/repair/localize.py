@@ -193,7 +193,7 @@ def tied(spectrum: Spectrum, target: Target) -> bool:
     tie at the top (a constructor and the method it sets up, run by the same tests) is a ranking in doubt, whatever
     the passing tests' share that broke it or the rule that picked the target (the one function the check calls)."""
     ranked = [e for e in spectrum.ranked() if not is_test_file(e["path"])]
-    top = [e for e in ranked if ranked and e["score"] > 0 and e["score"] >= ranked[0]["score"]]
+    top = [e for e in ranked if e["score"] > 0 and e["score"] >= ranked[0]["score"]]
     return len(top) > 1 and any((e["path"], e["symbol"]) == (target.path, target.symbol) for e in top)
 
 
