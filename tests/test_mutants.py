@@ -398,12 +398,3 @@ def test_the_catalogue_leaves_alone_what_would_write_a_first_kinds_change_again_
     assert not any("sorted(sorted(" in c or "reversed(sorted(" in c for c in changed)
     assert "+    return self.high + key.high" not in changed and "+    return self.low + key.low" not in changed
     assert "+    return round()" not in changed
-
-
-def test_an_attribute_is_read_as_the_few_other_attributes_of_its_object_read_nearest_to_it():
-    """A method that reads many fields of `self` gives each read three others, those read closest to it (of two as
-    close, the one read first)."""
-    source = "def f(self):\n" + "".join(f"    x{n} = self.f{n}\n" for n in range(8)) + "    return x0\n"
-    changes = [changed_lines(source, v) for v in mutants(source, limit=500) if kind(source, v) == "change"]
-    swapped = [c[0] for c in changes if c[0].startswith("+    x4 = self.")]
-    assert swapped == ["+    x4 = self.f3", "+    x4 = self.f5", "+    x4 = self.f2"]

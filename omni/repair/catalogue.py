@@ -28,7 +28,6 @@ _WRAPPERS = {"abs", "int", "float", "round", "str", "bool", "list", "tuple", "se
              "reversed"}  # builtins that make a new value of their one argument: the value itself may be meant
 _ORDERED = ("sorted", "reversed")
 _TAKES_ITERABLE = {"list", "tuple", "sum", "set", "enumerate"}
-NEAREST_ATTRIBUTES = 3  # other attributes of the same object an attribute is read as, the nearest in the code
 
 
 def memberships(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
@@ -115,31 +114,31 @@ def ordered(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[E
 
 
 def attribute_siblings(node: ast.AST, lines: list[str], docstrings: set[int],
-                       receivers: dict[tuple[str, bool], dict[str, list[int]]]) -> Iterator[Edit]:
-    """An attribute read as another the definition reads on the same object (TBar's variable mutation, for fields:
-    `self.low` as `self.high`, `opts.width` as `opts.height`); a method called as another method called on it
-    (`node.left()` as `node.right()`). Only the NEAREST_ATTRIBUTES read closest to it, so that a method reading a
-    dozen fields of `self` does not spend a line's tries on them. receivers: what receivers_of gives."""
+                       receivers: dict[tuple[str, bool], list[str]]) -> Iterator[Edit]:
+    """An attribute read as each other attribute the definition reads on the same object (TBar's variable
+    mutation, for fields: `self.low` as `self.high`, `opts.width` as `opts.height`); a method called as another
+    method called on it (`node.left()` as `node.right()`). receivers: (the object's name, called) -> the attribute
+    names read on it so, in the order of the code."""
     if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
         for key in ((node.value.id, True), (node.value.id, False)):
-            read = receivers.get(key, {})
-            if node.attr not in read:
+            if node.attr not in receivers.get(key, []):
                 continue
-            others = sorted((a for a in read if a != node.attr),
-                            key=lambda a: min(abs(line - node.lineno) for line in read[a]))
             end = node.end_col_offset
-            for other in others[:NEAREST_ATTRIBUTES]:
-                yield (node.end_lineno, end - len(node.attr), node.end_lineno, end, other)
+            for other in receivers[key]:
+                if other != node.attr:
+                    yield (node.end_lineno, end - len(node.attr), node.end_lineno, end, other)
 
 
-def receivers_of(nodes: list[ast.AST]) -> dict[tuple[str, bool], dict[str, list[int]]]:
-    """For attribute_siblings: (the object's name, whether the attribute is called) -> each attribute read on it so,
-    in the order of the code, with the lines it is read on (`self.low` -> ("self", False) -> {"low": [3, 7]})."""
+def receivers_of(nodes: list[ast.AST]) -> dict[tuple[str, bool], list[str]]:
+    """For attribute_siblings: (the object's name, whether the attribute is called) -> the attributes read on it so
+    (`self.low` -> ("self", False) -> ["low", ...]), in the order of the code."""
     called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
-    found: dict[tuple[str, bool], dict[str, list[int]]] = {}
+    found: dict[tuple[str, bool], list[str]] = {}
     for n in nodes:
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name):
-            found.setdefault((n.value.id, id(n) in called), {}).setdefault(n.attr, []).append(n.lineno)
+            names = found.setdefault((n.value.id, id(n) in called), [])
+            if n.attr not in names:
+                names.append(n.attr)
     return found
 
 
