@@ -554,7 +554,9 @@ def test_lint_changes_no_file_where_the_project_asks_ruff_to_fix(tmp_path):
         linted = call(box, "lint", paths=["names.py"])
         assert "RUF022" in linted.output and "[there before this run]" in linted.output, linted.output
         assert (box.workspace_obj.path / "names.py").read_text() == source
-        assert git(box.workspace_obj.path, "status", "--porcelain") == ""
+        # while the sandbox runs, the worktree is the sandbox user's: host git (root here) trusts it only by name
+        worktree = box.workspace_obj.path
+        assert git(worktree, "-c", f"safe.directory={worktree}", "status", "--porcelain") == ""
 
 
 def test_an_executable_file_an_edit_leaves_executable_has_no_new_lint_problem(tmp_path):
