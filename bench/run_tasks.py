@@ -319,6 +319,10 @@ def main() -> None:
         return
     if importlib.util.find_spec("pytest") is None:  # grading runs pytest here: without it nothing resolves
         parser.error(f"grading needs pytest in this Python ({sys.executable}): pip install pytest")
+    missing = [f"{name} ({templates[name].split()[0]})" for name in opts.agents.split(",")
+               if name in templates and not shutil.which(templates[name].split()[0])]
+    if missing and not opts.check:  # else every row would be an agent that never ran, read as a failure of its own
+        parser.error(f"not on PATH: {', '.join(missing)}; activate the environment it is installed in")
     if opts.check:
         bad = 0
         for task in tasks:

@@ -161,3 +161,15 @@ def test_the_dev_tasks_run_only_when_asked_for():
            "completion_tokens": 0, "wall_s": 1.0}
     table = runner.by_half([row], ["none"])
     assert table.startswith("## dev tasks (no part of the benchmark)") and "tune half" not in table
+
+
+def test_an_agent_not_on_path_is_refused_before_any_task(tmp_path):
+    """An agent whose program is not installed would leave every task a row of its own failure: refused at once."""
+    out = tmp_path / "results.jsonl"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--tasks", "parse-negative-int", "--agents",
+         "ghost,none", "--agent", "ghost=no-such-agent-program --goal-file {goal_file}", "--out", str(out)],
+        capture_output=True, text=True, timeout=120, env=clean_env())
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "not on PATH: ghost (no-such-agent-program)" in done.stderr
+    assert not out.exists()
