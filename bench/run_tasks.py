@@ -15,6 +15,7 @@ import argparse
 import importlib.util
 import json
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -277,6 +278,15 @@ def check_task(task: dict, work: Path) -> str:
     return "ok"
 
 
+
+def program(template: str) -> str:
+    """The program an agent's command template runs: its first word after any leading `NAME=value` settings
+    (`OPENAI_API_KEY=x mini ...` runs `mini`), as bash reads it."""
+    words = template.split()
+    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*", words[0]):
+        words = words[1:]
+    return words[0] if words else ""
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--agents", default="omni,mini,none")
@@ -319,8 +329,8 @@ def main() -> None:
         return
     if importlib.util.find_spec("pytest") is None:  # grading runs pytest here: without it nothing resolves
         parser.error(f"grading needs pytest in this Python ({sys.executable}): pip install pytest")
-    missing = [f"{name} ({templates[name].split()[0]})" for name in opts.agents.split(",")
-               if name in templates and not shutil.which(templates[name].split()[0])]
+    missing = [f"{name} ({program(templates[name])})" for name in opts.agents.split(",")
+               if name in templates and not shutil.which(program(templates[name]))]
     if missing and not opts.check:  # else every row would be an agent that never ran, read as a failure of its own
         parser.error(f"not on PATH: {', '.join(missing)}; activate the environment it is installed in")
     if opts.check:

@@ -143,13 +143,7 @@ def test_resume_refuses_a_results_file_it_cannot_read_and_a_batch_run(tmp_path):
 def test_the_dev_tasks_run_only_when_asked_for():
     """The benchmark is its two halves; the dev tasks (added later, to develop on) run by name or with --half dev,
     never in a run of the benchmark, and the table says them apart."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_run_tasks", ROOT / "bench" / "run_tasks.py")
-        runner = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(runner)
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    runner = load_runner()
     halves = {t["id"]: t["half"] for t in runner.selected(runner.TASKS, [], None)}
     assert set(halves.values()) == {"tune", "check"} and len(halves) == 30
     dev = [t["id"] for t in runner.selected(runner.TASKS, [], "dev")]
@@ -173,3 +167,25 @@ def test_an_agent_not_on_path_is_refused_before_any_task(tmp_path):
     assert done.returncode == 2, done.stdout + done.stderr
     assert "not on PATH: ghost (no-such-agent-program)" in done.stderr
     assert not out.exists()
+
+
+def test_the_program_of_a_template_is_read_past_its_settings():
+    """A template may set variables before its program, as bash allows; the program is what must be on PATH."""
+    runner = load_runner()
+    assert runner.program("mini -m {model} --task-file {goal_file}") == "mini"
+    assert runner.program("OPENAI_API_KEY=sk-x MSWEA_COST_TRACKING=ignore_errors mini -y") == "mini"
+    assert runner.program("OMNI_X= omni --goal-file {goal_file} A=1") == "omni"
+    assert runner.program("NOT-A-NAME=1 prog") == "NOT-A-NAME=1"
+    assert runner.program("") == ""
+
+
+def load_runner():
+    """bench/run_tasks.py as a module (it imports its neighbours in bench/)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_run_tasks", ROOT / "bench" / "run_tasks.py")
+        runner = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(runner)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    return runner
