@@ -59,6 +59,19 @@ CALC = {
 FINE = {**CALC, "calc.py": CALC["calc.py"].replace("a - b", "a + b")}
 
 
+PLAN = {"text": "1. Do it\n2. Finish"}  # a scripted plan reply, for runs whose plan does not matter
+
+
+def shell(command: str, timeout: int = 60) -> dict:
+    """A scripted turn: the model's shell call."""
+    return {"tool": "shell", "args": {"command": command, "timeout": timeout}}
+
+
+def finish(summary: str = "done") -> dict:
+    """A scripted turn: the model's finish call."""
+    return {"tool": "finish", "args": {"summary": summary}}
+
+
 @contextlib.contextmanager
 def own_sandbox(tmp_path, name: str, files: dict[str, str], config: dict | None = None, prepare=None, **options):
     """A Docker sandbox over a worktree of a repo of its own (box.workspace; box.repo is the repo);

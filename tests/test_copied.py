@@ -11,17 +11,13 @@ import threading
 import time
 
 import pytest
-from conftest import CALC, git, make_repo, own_sandbox, run_omni
+from conftest import CALC, git, make_repo, own_sandbox, run_omni, shell
 
 from omni.box.engine import decide
 
 pytestmark = pytest.mark.docker
 
 PLAN = {"text": "1. Fix add\n2. Finish"}
-
-
-def shell(command: str) -> dict:
-    return {"tool": "shell", "args": {"command": command, "timeout": 60}}
 
 
 def turns() -> list[dict]:

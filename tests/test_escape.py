@@ -12,21 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import CALC, clean_env, git, make_repo, own_sandbox, run_omni
+from conftest import CALC, PLAN, clean_env, finish, git, make_repo, own_sandbox, run_omni, shell
 
 from omni.box.workspace import Workspace, WorkspaceTooLarge, find_repo
 
 pytestmark = pytest.mark.docker
-
-PLAN = {"text": "1. Do it\n2. Finish"}
-
-
-def shell(command: str, timeout: int = 60) -> dict:
-    return {"tool": "shell", "args": {"command": command, "timeout": timeout}}
-
-
-def finish(summary: str = "done") -> dict:
-    return {"tool": "finish", "args": {"summary": summary}}
 
 
 def user_env(tmp_path: Path, engine=None) -> dict[str, str]:

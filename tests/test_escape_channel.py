@@ -9,19 +9,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import FINE, IMAGE, clean_env, git, make_repo, own_sandbox, run_omni
+from conftest import FINE, IMAGE, PLAN, clean_env, finish, git, make_repo, own_sandbox, run_omni, shell
 
 pytestmark = pytest.mark.docker
-
-PLAN = {"text": "1. Do it\n2. Finish"}
-
-
-def shell(command: str, timeout: int = 60) -> dict:
-    return {"tool": "shell", "args": {"command": command, "timeout": timeout}}
-
-
-def finish(summary: str = "done") -> dict:
-    return {"tool": "finish", "args": {"summary": summary}}
 
 
 def user_env(tmp_path: Path) -> dict[str, str]:

@@ -13,19 +13,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import FINE, clean_env, git, make_repo, run_omni
+from conftest import FINE, PLAN, clean_env, finish, git, make_repo, run_omni, shell
 
 pytestmark = pytest.mark.docker
-
-PLAN = {"text": "1. Do it\n2. Finish"}
-
-
-def shell(command: str, timeout: int = 60) -> dict:
-    return {"tool": "shell", "args": {"command": command, "timeout": timeout}}
-
-
-def finish(summary: str = "done") -> dict:
-    return {"tool": "finish", "args": {"summary": summary}}
 
 
 def user_env(tmp_path: Path, **extra: str) -> dict[str, str]:
