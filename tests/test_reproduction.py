@@ -73,8 +73,8 @@ def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, doc
 def test_when_omnis_own_round_comes_first_the_reproduction_test_does_not_wait_for_a_plan(tmp_path, fake,
                                                                                          docker_engine):
     """The plan is put off until something reads it (verified repair's opening round acts first): the reproduction
-    is the run's first request, the opening round's candidates the next, and when one of them fixes the code
-    nothing reads a plan, so none is asked for. The example the model wrote is the round's check, and names its
+    is the run's first request (without the steps' tool list), the opening round's candidates the next, and when one
+    of them fixes the code nothing reads a plan, so none is asked for. The example the model wrote is the round's check, and names its
     target (the one function it calls)."""
     repo = make_repo(tmp_path / "repo", FILES)
     right = "```python\ndef add(a, b):\n    return a + b\n```"
@@ -86,6 +86,8 @@ def test_when_omnis_own_round_comes_first_the_reproduction_test_does_not_wait_fo
     assert check["source"] == "reproduction example" and "(try 1; 2 samples wrote it)" in check["result"]
     assert "`add(2, 2) == 4` does not hold: add(2, 2) gives 0" in check["result"]
     assert len(fake.requests) == 2 and fake.requests[0]["n"] == fake.requests[1]["n"] == 2
+    # the run's first request, read cold: the steps' messages without their tool list, which no step read here
+    assert "tools" not in fake.requests[0] and fake.requests[0]["messages"][0]["content"].startswith("You are omni")
     assert not any("high-level plan" in str(r["messages"][-1]["content"]) for r in fake.requests)
     assert "expression" in json.dumps(fake.requests[0]["response_format"])  # the reproduction example's schema
     assert fake.requests[0]["max_tokens"] == 200

@@ -20,7 +20,7 @@ from omni.box.toolbox import details
 from omni.check.agreement import agreed
 from omni.check.examples import Evaluation, GoalExamples, evaluate
 from omni.check.forms import of_another_form, other_form
-from omni.check.reproduction_file import ReproductionFile
+from omni.check.reproduction_file import Placed, ReproductionFile
 from omni.check.written import bare_words, read_example
 from omni.goal.examples import Example
 from omni.goal.reading import names_word, speaks_of_errors
@@ -51,29 +51,29 @@ class Established:
 
 class Reproduction:
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter, goal: str,
-                 examples: GoalExamples | None = None, tools: list[dict] | None = None, attempts: int = 2,
-                 example_attempts: int = 2, example_samples: int = EXAMPLE_SAMPLES):
+                 examples: GoalExamples | None = None, attempts: int = 2, example_attempts: int = 2,
+                 example_samples: int = EXAMPLE_SAMPLES):
         # meter: the run's usage meter (omni/loop/state.py), which counts these requests with the rest;
-        # tools: the steps' tool list, sent along so the request extends the steps' cached prefix;
         # examples: the goal's examples, which a reproduction example joins (None: no example is asked for)
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
-        self.goal, self.attempts, self.tools = goal, attempts, tools
+        self.goal, self.attempts = goal, attempts
         self.examples, self.example_attempts = examples, example_attempts if examples is not None else 0
         self.example_samples = min(example_samples, EXAMPLE_SAMPLES)  # the run's --samples: 1 asks one, greedy
         self.tests: list[str] = []
         self.example: Evaluation | None = None  # the reproduction example, once one shows the problem
 
-    def establish(self, failing: list[str], examples: int, messages: Callable[[str], list[dict]],
+    def establish(self, failing: list[str], examples: int, placed: Callable[[str], Placed],
                   reproduce: bool = True, unrelated: list[str] | None = None) -> Established:
         """Settle the check once, say it in the record and the live log, and return it. failing: the tests failing
         at the start that the goal is about; reproduce: whether to ask for a reproduction test when there are none
         (a goal that asks for something new has no failing behaviour to show); unrelated: the tests failing at the
-        start that the goal is not about, for the record."""
+        start that the goal is not about, for the record; placed: each request's prompt in its place (the steps'
+        conversation, or a prefix of its own)."""
         if examples or failing:
             found = Established("goal examples" if examples else "tests failing at the start", failing,
                                 f"{examples} example(s) to hold" if examples else f"{len(failing)} test(s) fail")
         elif reproduce:
-            found = self._reproduce(messages)
+            found = self._reproduce(placed)
         else:
             found = Established("none", [], "the goal asks for something new: no test can fail before it is done, "
                                 "so the tests that pass now and the review check the result")
@@ -81,13 +81,13 @@ class Reproduction:
                          and found.source in ("none", "reproduction test"), unrelated=unrelated or [])
         return found
 
-    def _reproduce(self, messages: Callable[[str], list[dict]]) -> Established:
+    def _reproduce(self, placed: Callable[[str], Placed]) -> Established:
         imports = imports_in_tests(self.sandbox)
-        shown = self._by_example(messages, imports)
+        shown = self._by_example(placed, imports)
         if shown:
             return shown
         tests, said = ReproductionFile(self.model, self.sandbox, self.prompts, self.events, self.meter, self.goal,
-                                       self.tools, self.attempts, self.example_samples).written(messages, imports)
+                                       self.attempts, self.example_samples).written(placed, imports)
         if tests:
             self.tests = tests
             return Established("reproduction test", tests, f"fails on the starting code as it should ({said})")
@@ -95,14 +95,14 @@ class Reproduction:
         return Established("none", [], f"no reproduction showed the problem on the starting code ({tried}"
                                        f"{self.attempts} test(s) tried)")
 
-    def _by_example(self, messages: Callable[[str], list[dict]], imports: str) -> Established | None:
+    def _by_example(self, placed: Callable[[str], Placed], imports: str) -> Established | None:
         """The example tries, each a few samples at once: of those whose call does not give what it should on the
         starting code, the one they agree on (omni/check/agreement.py: written by two samples at least, counting
         earlier tries') joins the goal's examples; None when no try has one."""
         feedback, shown = "", []  # the examples that show the problem, of every try: each try's samples vote
         for attempt in range(1, self.example_attempts + 1):
             prompt = self.prompts.render("reproduce_example", goal=self.goal, feedback=feedback, imports=imports)
-            replies = self._example_replies(messages(prompt))
+            replies = self._example_replies(placed(prompt))
             feedback = ""
             for sample, reply in enumerate(replies, 1):
                 self.meter.count(reply.usage, "reproduction")
@@ -121,14 +121,14 @@ class Reproduction:
                 return Established("reproduction example", [], f"{chosen.describe()} (try {attempt}{of})")
         return None
 
-    def _example_replies(self, messages: list[dict]) -> list:
+    def _example_replies(self, request: Placed) -> list:
         """One try's replies: EXAMPLE_SAMPLES at EXAMPLE_TEMPERATURE, or one at the configured temperature when the
         run samples no candidates (--samples 1)."""
         if self.example_samples < 2:
-            return [self.model.text(messages, schema=ReproductionExample, tools=self.tools,
+            return [self.model.text(request.messages, schema=ReproductionExample, tools=request.tools,
                                     max_tokens=EXAMPLE_TOKENS)]
-        replies, _ = self.model.samples(messages, self.example_samples, EXAMPLE_TEMPERATURE, tools=self.tools,
-                                        schema=ReproductionExample, max_tokens=EXAMPLE_TOKENS)
+        replies, _ = self.model.samples(request.messages, self.example_samples, EXAMPLE_TEMPERATURE,
+                                        tools=request.tools, schema=ReproductionExample, max_tokens=EXAMPLE_TOKENS)
         return replies
 
     def _example_tried(self, reply) -> tuple[str, Evaluation | None, str]:

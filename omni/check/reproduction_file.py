@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -38,26 +39,36 @@ RETRY_TEMPERATURE = 0.7  # warm enough that a small model writes another file wh
 LOOKED_UP = 8  # undefined names of a test file looked up in the project, at most (a test's own names are few)
 
 
+@dataclass(frozen=True)
+class Placed:
+    """A reproduction prompt in its place: the messages it ends, and the steps' tool list when they are the steps'
+    conversation (sent along, not to be called, so the request extends the prefix the steps' requests will read);
+    None when the request has a prefix of its own."""
+
+    messages: list[dict]
+    tools: list[dict] | None = None
+
+
 class ReproductionTest(BaseModel):  # how a reply in JSON is read, though a fenced file is asked for
     test_code: str = Field(description="a complete pytest file: imports, then one or two short test functions")
 
 
 class ReproductionFile:
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter, goal: str,
-                 tools: list[dict] | None, attempts: int, samples: int):
-        # meter, tools: as for Reproduction; samples: the run's --samples (1: every try asks one reply, greedy)
+                 attempts: int, samples: int):
+        # meter: as for Reproduction; samples: the run's --samples (1: every try asks one reply, greedy)
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
-        self.goal, self.tools, self.attempts = goal, tools, attempts
+        self.goal, self.attempts = goal, attempts
         self.samples = min(samples, RETRY_SAMPLES)
         self.outcomes: dict[str, str] = {}  # each file run, and what its run said
 
-    def written(self, messages: Callable[[str], list[dict]], imports: str) -> tuple[list[str], str]:
+    def written(self, placed: Callable[[str], Placed], imports: str) -> tuple[list[str], str]:
         """(the failing tests of the first file that fails as it should, what its run said and on which try), or
         ([], "") when no try wrote one; the file of a try that did not is removed."""
         feedback = ""
         for attempt in range(1, self.attempts + 1):
             prompt = self.prompts.render("reproduce", goal=self.goal, path=PATH, feedback=feedback, imports=imports)
-            replies = self._replies(messages(prompt), attempt)
+            replies = self._replies(placed(prompt), attempt)
             feedback = ""
             for sample, reply in enumerate(replies, 1):
                 self.meter.count(reply.usage, "reproduction")
@@ -70,10 +81,10 @@ class ReproductionFile:
         self.sandbox.run_tool("delete_file", {"path": PATH}, 30)
         return [], ""
 
-    def _replies(self, messages: list[dict], attempt: int) -> list:
+    def _replies(self, request: Placed, attempt: int) -> list:
         if attempt == 1 or self.samples < 2:
-            return [self.model.text(messages, tools=self.tools, max_tokens=MAX_TOKENS)]  # a fenced file
-        replies, _ = self.model.samples(messages, self.samples, RETRY_TEMPERATURE, tools=self.tools,
+            return [self.model.text(request.messages, tools=request.tools, max_tokens=MAX_TOKENS)]  # a fenced file
+        replies, _ = self.model.samples(request.messages, self.samples, RETRY_TEMPERATURE, tools=request.tools,
                                         max_tokens=MAX_TOKENS)
         return replies
 

@@ -16,7 +16,7 @@ from omni.box.workspace import Workspace, WorkspaceTooLarge
 from omni.check.examples import GoalExamples
 from omni.check.environment import not_installed, note, unbound_note
 from omni.check.gate import FinishGate, TestState
-from omni.check.reproduction_file import PATH as REPRODUCTION_PATH
+from omni.check.reproduction_file import PATH as REPRODUCTION_PATH, Placed
 from omni.check.reproduction import Reproduction
 from omni.check.settled import Check, CheckNow
 from omni.delegate.aider import AiderDelegate, AiderOptions, INTERACTIVE
@@ -123,7 +123,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     if not request.plan_only:
         gate.start_baseline()  # tests and lint of the untouched copy: only new failures will count
     reproduction = Reproduction(parts.model, sandbox, prompts, events, meter, reading.text, examples,
-                                parts.toolbox.schemas(), example_samples=s.samples)  # the steps' tools: one prefix
+                                example_samples=s.samples)
 
     def about() -> list[str]:  # the tests failing at the start that the goal is about (settled in ready())
         return [t for t in gate.base_tests.in_order() if t not in gate.unrelated]  # the suite's order: see in_order
@@ -162,8 +162,8 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
         gate.unrelated = scope.unrelated
         # a goal asking for something new has no failing behaviour yet; a delegated change is checked by the gate
         reproduce = s.reproduce and reading.fault and not delegated
-        reproduction.establish(scope.about, len(examples.examples), partial(after_the_plan, agent), reproduce,
-                               scope.unrelated)
+        reproduction.establish(scope.about, len(examples.examples),
+                               partial(reproduction_place, agent, parts.toolbox.schemas()), reproduce, scope.unrelated)
 
     hooks = Hooks(gate=gate, steering=steering, ready=ready, after_action=after, strategy=strategy,
                   delegate=delegate)
@@ -186,14 +186,17 @@ def goal_scope(reading: GoalReading, base: TestState, events) -> GoalTests:
     return GoalTests(scope.about, scope.unrelated + sorted(left_out))
 
 
-def after_the_plan(agent: Agent, prompt: str) -> list[dict]:
-    """A reproduction test's request shares the plan's prefix (the steps' conversation): asked after the plan, the
-    server reads only what is new, where beside it two slots would each read the whole prefix. A plan put off until
-    something reads it (omni's own round comes first) is not asked for here: that round needs the test, not the
-    plan, and the plan's request later shares the same prefix."""
-    if not agent.planning.deferred:
-        agent.planning.take()
-    return agent.conversation.messages(prompt)
+def reproduction_place(agent: Agent, tools: list[dict], prompt: str) -> Placed:
+    """Where a reproduction request goes. When the plan was asked for (the model's step comes first), after it, on
+    the steps' conversation and with their tools: the server then reads only what is new, where beside the plan two
+    slots would each read the whole prefix. When the plan is put off until something reads it (omni's own round
+    comes first, and needs the reproduction, not the plan), on the steps' messages without their tool list: the
+    request is the run's first, read cold, and the list is about 1,600 tokens of it (2,400 with every tool: 30 to 45
+    s of reading on a CPU server) that no step may ever read, as none does when omni's own round does the work."""
+    if agent.planning.deferred:
+        return Placed(agent.conversation.messages(prompt))
+    agent.planning.take()
+    return Placed(agent.conversation.messages(prompt), tools)
 
 
 def aider_delegate(request, s: Settings, parts: Parts, events, ui, meter: UsageMeter, hints):
