@@ -74,8 +74,8 @@ def test_when_omnis_own_round_comes_first_the_reproduction_test_does_not_wait_fo
                                                                                          docker_engine):
     """The plan is put off until something reads it (verified repair's opening round acts first): the reproduction
     is the run's first request (without the steps' tool list), the opening round's candidates the next, and when one
-    of them fixes the code nothing reads a plan, so none is asked for. The example the model wrote is the round's check, and names its
-    target (the one function it calls)."""
+    of them fixes the code nothing reads a plan, so none is asked for. The example the model wrote is the round's
+    check, and names its target (the one function it calls)."""
     repo = make_repo(tmp_path / "repo", FILES)
     right = "```python\ndef add(a, b):\n    return a + b\n```"
     fake.add(PLAN, {"choices": [SHOWS_EXAMPLE["text"]] * 2}, {"choices": [right, right]})
