@@ -278,7 +278,6 @@ def check_task(task: dict, work: Path) -> str:
     return "ok"
 
 
-
 def program(template: str) -> str:
     """The program an agent's command template runs: its first word after any leading `NAME=value` settings
     (`OPENAI_API_KEY=x mini ...` runs `mini`), as bash reads it."""
@@ -286,6 +285,7 @@ def program(template: str) -> str:
     while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*", words[0]):
         words = words[1:]
     return words[0] if words else ""
+
 
 def main() -> None:
     parser = argparse.ArgumentParser()
@@ -329,8 +329,8 @@ def main() -> None:
         return
     if importlib.util.find_spec("pytest") is None:  # grading runs pytest here: without it nothing resolves
         parser.error(f"grading needs pytest in this Python ({sys.executable}): pip install pytest")
-    missing = [f"{name} ({program(templates[name])})" for name in opts.agents.split(",")
-               if name in templates and not shutil.which(program(templates[name]))]
+    programs = {name: program(templates[name]) for name in opts.agents.split(",") if name in templates}
+    missing = [f"{name} ({prog})" for name, prog in programs.items() if not shutil.which(prog)]
     if missing and not opts.check:  # else every row would be an agent that never ran, read as a failure of its own
         parser.error(f"not on PATH: {', '.join(missing)}; activate the environment it is installed in")
     if opts.check:

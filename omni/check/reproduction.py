@@ -68,7 +68,7 @@ class Reproduction:
         at the start that the goal is about; reproduce: whether to ask for a reproduction test when there are none
         (a goal that asks for something new has no failing behaviour to show); unrelated: the tests failing at the
         start that the goal is not about, for the record; placed: each request's prompt in its place (the steps'
-        conversation, or a prefix of its own)."""
+        messages, with or without their tool list)."""
         if examples or failing:
             found = Established("goal examples" if examples else "tests failing at the start", failing,
                                 f"{examples} example(s) to hold" if examples else f"{len(failing)} test(s) fail")

@@ -41,9 +41,8 @@ LOOKED_UP = 8  # undefined names of a test file looked up in the project, at mos
 
 @dataclass(frozen=True)
 class Placed:
-    """A reproduction prompt in its place: the messages it ends, and the steps' tool list when they are the steps'
-    conversation (sent along, not to be called, so the request extends the prefix the steps' requests will read);
-    None when the request has a prefix of its own."""
+    """A reproduction prompt in its place: the steps' messages it ends, and their tool list when it is sent along
+    (not to be called, so the request extends the prefix the steps' requests read); None when it is left out."""
 
     messages: list[dict]
     tools: list[dict] | None = None
