@@ -99,6 +99,9 @@ class Strategy(Protocol):
     def done(self, action: Action | None, result: ToolResult) -> str | None:
         """After a step that succeeded: a summary for the finish gate when the work is done now, else None."""
 
+    def check_changed(self) -> None:
+        """The run's check was settled again after the first step (the user's examples at a pause)."""
+
 
 class Delegate(Protocol):
     """Another agent that makes a change in the sandbox, returned as an edit's result (Aider: the aider_edit tool,

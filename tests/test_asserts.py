@@ -3,7 +3,7 @@ files are of the kind a small model writes; none is a benchmark task's."""
 
 from __future__ import annotations
 
-from omni.check.asserts import MAX_READ, asserted_examples
+from omni.check.asserts import MAX_READ, asserted_examples, what_it_asserts
 
 
 def read(code: str) -> list[str]:
@@ -59,3 +59,15 @@ def test_repeats_are_read_once_and_a_long_file_gives_at_most_its_cap():
 def test_what_is_not_python_reads_as_nothing():
     assert read('{"test_code": "def test_a():\\n') == []
     assert read("@pytest.mark.parametrize('a', ids)\ndef test_a(a):\n    assert f(a) == 1\n") == []
+
+
+def test_what_a_file_asserts_is_said_as_written_with_the_exceptions_it_expects_and_its_cap():
+    code = ("import pytest\nfrom shop.pricing import order_total\n\n\nclass TestTotals:\n"
+            "    def test_bulk(self):\n        total = order_total(10, 11.0)\n        assert total == 110.0\n\n"
+            "    def test_negative(self):\n        with pytest.raises(ValueError):\n"
+            "            order_total(-1, 1)\n\n\n"
+            "def helper():\n    assert False\n\n\ndef test_more():\n    assert order_total(1, 1) == 1\n"
+            "    assert order_total(2, 1) == 2\n    assert order_total(3, 1) == 3\n")
+    assert what_it_asserts(code) == ["assert total == 110.0", "raises ValueError", "assert order_total(1, 1) == 1",
+                                     "assert order_total(2, 1) == 2"]  # not the helper's; four at most
+    assert what_it_asserts("def test_x(:\n") == []

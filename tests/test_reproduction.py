@@ -54,6 +54,8 @@ def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, doc
     assert check["source"] == "reproduction test"
     assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 2" in check["result"]
     assert "✓ check: reproduction test: fails on the starting code" in run.stdout
+    assert check["asserts"] == ["assert add(2, 2) == 4"] == run.summary()["check"]["asserts"]
+    assert "written by the model; it asserts: assert add(2, 2) == 4" in run.stdout
     example_again = fake.requests[2]["messages"][-1]["content"]
     assert "`mul(2, 3)` gives 6 on the code as it is now, the value you said it should give" in example_again
     second_ask = fake.requests[4]["messages"][-1]["content"]
@@ -195,7 +197,7 @@ def test_a_symptom_gets_an_example_that_does_not_hold_as_its_check(tmp_path, fak
     run = run_omni(repo, "--yes", "--max-tokens", "4096", GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
     (check,) = checks(run)
-    assert check["source"] == "reproduction example" and check["tests"] == []
+    assert check["source"] == "reproduction example" and check["tests"] == [] and check["asserts"] == ["add(2, 3) == 5"]
     assert "`add(2, 3) == 5` does not hold: add(2, 3) gives -1 (try 2)" in check["result"]
     second_ask = fake.requests[2]["messages"][-1]["content"]
     assert "`add(2)` raised TypeError" in second_ask and "a mistake in the call" in second_ask

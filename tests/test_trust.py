@@ -40,7 +40,7 @@ def test_the_same_run_with_the_test_fixed_ends_verified(calc_repo, fake, docker_
     summary = run.summary()
     assert summary["status"] == "finished" and summary["applied"] is True
     assert summary["check"] == {"source": "tests failing at the start", "holds": True, "failing": [],
-                                "unrelated": []}
+                                "unrelated": [], "asserts": []}  # the project's own tests: nothing to call out
     assert "verified: the run's check holds" in run.stdout
 
 
@@ -119,8 +119,9 @@ def test_a_feature_goal_asks_for_no_reproduction_test_and_shows_no_red_mark(tmp_
 
 
 # ---- 2. apply is an informed choice ----------------------------------------------------------------------------
-def spawn(repo, fake, *args, env_extra=None):
-    argv = ["-m", "omni.cli", "--no-review", "--no-finish-on-check", "--samples", "1", "--no-reproduce",
+def spawn(repo, fake, *args, env_extra=None, reproduce=False):
+    argv = ["-m", "omni.cli", "--no-review", "--no-finish-on-check", "--samples", "1",
+            *([] if reproduce else ["--no-reproduce"]),
             "--base-url", fake.base_url, "--model", "fake-model", "--tool-mode", "native", "--sandbox", "local", *args]
     env = clean_env(COLUMNS="160", LINES="50", TERM="xterm", PAGER="cat", **(env_extra or {}))
     return pexpect.spawn(sys.executable, argv, cwd=str(repo), env=env, encoding="utf-8", timeout=60,
@@ -141,6 +142,28 @@ def test_the_apply_question_shows_the_diff_on_d_and_asks_again_on_anything_unkno
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_a_check_the_model_wrote_is_said_with_what_it_asserts_before_the_apply_question(tmp_path, fake):
+    """A run verified against a reproduction the model wrote: "verified" means what that asserts, so the change
+    list says it, and where the user's own words would change it, before [y/N/d]. The project's own failing
+    test as the check (the test above) is not called out."""
+    repo = make_repo(tmp_path / "repo", {"calc.py": "def add(a, b):\n    return a - b\n",
+                                         "test_calc.py": "from calc import add\n\n\ndef test_zero():\n"
+                                                         "    assert add(0, 0) == 0\n"})
+    shows = {"text": json.dumps({"expression": "add(2, 2)", "expected": "4"})}
+    fake.add(PLAN, shows, FIX_ADD, FINISH)
+    child = spawn(repo, fake, "adding two numbers gives the wrong answer", reproduce=True)
+    child.expect_exact("written by the model; it asserts: add(2, 2) == 4")  # in the live log, when it is settled
+    child.expect_exact("note: the check these changes pass is a reproduction example the model wrote, not a test")
+    child.expect_exact("it asserts: add(2, 2) == 4. If that is not what the code should do, answer n")
+    child.expect_exact("[y/N/d]")
+    child.sendline("n")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "a - b" in (repo / "calc.py").read_text()
+    summary = json.loads(next((repo / ".omni" / "runs").iterdir()).joinpath("summary.json").read_text())
+    assert summary["check"]["asserts"] == ["add(2, 2) == 4"] and summary["check"]["holds"] is True
 
 
 def test_input_typed_ahead_during_the_run_is_not_taken_as_the_answer(calc_repo, fake):

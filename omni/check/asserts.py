@@ -34,6 +34,26 @@ def asserted_examples(code: str) -> list[Example]:
     return list(found.values())[:MAX_READ]
 
 
+def what_it_asserts(code: str, limit: int = 4) -> list[str]:
+    """A test file's checks as written, for the person who decides whether to apply a fix it passed: each assert
+    of its test functions, and each exception a `with pytest.raises(...)` expects, first written first."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    said: list[str] = []
+    tests = [f for f in _test_functions(tree) if f.name.startswith("test")]
+    for function in sorted(tests, key=lambda f: f.lineno):
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assert):
+                said.append(f"assert {ast.unparse(node.test)}")
+            elif isinstance(node, ast.With):
+                said += [f"raises {ast.unparse(item.context_expr.args[0])}" for item in node.items
+                         if isinstance(item.context_expr, ast.Call) and item.context_expr.args
+                         and ast.unparse(item.context_expr.func).endswith("raises")]
+    return list(dict.fromkeys(said))[:limit]
+
+
 def _test_functions(tree: ast.Module) -> list[ast.FunctionDef]:
     tests = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
     for owner in (node for node in tree.body if isinstance(node, ast.ClassDef) and node.name.startswith("Test")):

@@ -61,6 +61,11 @@ class GoalExamples:
         self.examples.append(shown.example)
         self.at_start.append(shown)
 
+    def forget(self, shown: Evaluation) -> None:
+        """An adopted example that no longer belongs to the check (a reproduction the user's examples replace)."""
+        self.examples = [e for e in self.examples if e != shown.example]
+        self.at_start = [e for e in self.at_start if e.example != shown.example]
+
     def now(self, sandbox: Sandbox, unchanged: bool = False) -> str:
         """For an edit's result: what the change did to the examples, as a test run would say. After an edit
         that changed nothing (a small model copies the code it was shown), that the code is not right yet."""

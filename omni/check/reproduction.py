@@ -20,7 +20,7 @@ from omni.box.toolbox import details
 from omni.check.agreement import agreed
 from omni.check.examples import Evaluation, GoalExamples, evaluate
 from omni.check.forms import of_another_form, other_form
-from omni.check.reproduction_file import Placed, ReproductionFile
+from omni.check.reproduction_file import PATH as REPRODUCTION_PATH, Placed, ReproductionFile
 from omni.check.written import bare_words, read_example
 from omni.goal.examples import Example
 from omni.goal.reading import names_word, speaks_of_errors
@@ -34,6 +34,7 @@ EXAMPLE_SAMPLES = 4  # examples asked at once in a try (a llama.cpp server's slo
 EXAMPLE_TEMPERATURE = 0.7  # warm enough that a small model's answers differ where it is unsure
 # What a call raises when it is called wrongly, not when the code goes wrong: never a reproduction by itself.
 UNKNOWN_NAME = {"NameError", "ModuleNotFoundError"}  # what a name that is nowhere raises in an example
+MODEL_WRITTEN = ("reproduction example", "reproduction test")  # the check's sources the model wrote, not the user
 MISUSE = {"NameError", "ImportError", "ModuleNotFoundError", "SyntaxError", "TypeError", "AttributeError"}
 
 
@@ -47,6 +48,7 @@ class Established:
     source: str  # "goal examples", "tests failing at the start", "reproduction example", "reproduction test", "none"
     tests: list[str] = field(default_factory=list)
     result: str = ""
+    asserts: list[str] = field(default_factory=list)  # what a check the model wrote asserts, as written
 
 
 class Reproduction:
@@ -78,19 +80,36 @@ class Reproduction:
             found = Established("none", [], "the goal asks for something new: no test can fail before it is done, "
                                 "so the tests that pass now and the review check the result")
         self.events.emit("check", source=found.source, tests=found.tests, result=found.result, tried=reproduce
-                         and found.source in ("none", "reproduction test"), unrelated=unrelated or [])
+                         and found.source in ("none", "reproduction test"), unrelated=unrelated or [],
+                         asserts=found.asserts)
         return found
+
+    def drop(self) -> str:
+        """Take the reproduction out of the check (the user's own examples replace it: omni/check/guided.py), its
+        test file out of the workspace; what was dropped, said for the model and the log ("" for nothing)."""
+        if self.example is not None:
+            said = f"omni's reproduction example `{self.example.example}`"
+            self.examples.forget(self.example)
+            self.example = None
+            return said
+        if not self.tests:
+            return ""
+        self.sandbox.run_tool("delete_file", {"path": REPRODUCTION_PATH}, 30)
+        self.tests = []
+        return f"omni's reproduction test ({REPRODUCTION_PATH})"
 
     def _reproduce(self, placed: Callable[[str], Placed]) -> Established:
         imports = imports_in_tests(self.sandbox)
         shown = self._by_example(placed, imports)
         if shown:
             return shown
-        tests, said = ReproductionFile(self.model, self.sandbox, self.prompts, self.events, self.meter, self.goal,
-                                       self.attempts, self.example_samples).written(placed, imports)
+        file = ReproductionFile(self.model, self.sandbox, self.prompts, self.events, self.meter, self.goal,
+                                self.attempts, self.example_samples)
+        tests, said = file.written(placed, imports)
         if tests:
             self.tests = tests
-            return Established("reproduction test", tests, f"fails on the starting code as it should ({said})")
+            return Established("reproduction test", tests, f"fails on the starting code as it should ({said})",
+                               file.asserts)
         tried = f"{self.example_attempts} example(s) and " if self.example_attempts else ""
         return Established("none", [], f"no reproduction showed the problem on the starting code ({tried}"
                                        f"{self.attempts} test(s) tried)")
@@ -118,7 +137,8 @@ class Reproduction:
                 self.example = chosen
                 self.examples.adopt(chosen)
                 of = f"; {agree} samples wrote it" if len(replies) > 1 else ""
-                return Established("reproduction example", [], f"{chosen.describe()} (try {attempt}{of})")
+                return Established("reproduction example", [], f"{chosen.describe()} (try {attempt}{of})",
+                                   [str(chosen.example)])
         return None
 
     def _example_replies(self, request: Placed) -> list:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field, ValidationError
 
 from omni.box.toolbox import details
-from omni.check.asserts import asserted_examples
+from omni.check.asserts import asserted_examples, what_it_asserts
 from omni.check.cutoff import salvaged
 from omni.check.examples import evaluate
 from omni.check.forms import of_another_form, other_form
@@ -60,6 +60,7 @@ class ReproductionFile:
         self.goal, self.attempts = goal, attempts
         self.samples = min(samples, RETRY_SAMPLES)
         self.outcomes: dict[str, str] = {}  # each file run, and what its run said
+        self.asserts: list[str] = []  # what the file kept as the reproduction checks (omni/check/asserts.py)
 
     def written(self, placed: Callable[[str], Placed], imports: str) -> tuple[list[str], str]:
         """(the failing tests of the first file that fails as it should, what its run said and on which try), or
@@ -75,6 +76,7 @@ class ReproductionFile:
                 self.events.emit("reproduction_try", attempt=attempt, sample=sample if len(replies) > 1 else 0,
                                  form="test", code=code, fails_as_it_should=bool(tests), outcome=said)
                 if tests:
+                    self.asserts = what_it_asserts(code)
                     return tests, f"{said}; try {attempt}"
                 feedback = feedback or said  # the first sample's mistake, for the next try
         self.sandbox.run_tool("delete_file", {"path": PATH}, 30)

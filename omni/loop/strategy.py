@@ -24,3 +24,6 @@ class AskTheModel:
 
     def done(self, action: Action | None, result: ToolResult) -> str | None:
         return None
+
+    def check_changed(self) -> None:
+        return None  # nothing here was learnt against the check

@@ -41,13 +41,25 @@ class RepairStrategy:
                  events: Events, opening: bool = True, finish_on_check: bool = True):
         self.repair, self.toolbox, self.check_now, self.reading = repair, toolbox, check_now, reading
         self.events, self.finish_on_check = events, finish_on_check
+        self.opens = opening and repair is not None
+        self.check_changed()
+
+    def check_changed(self) -> None:
+        """At the start, and when the run's check is settled again (the user's examples at a pause): what omni's
+        rounds learnt against the old check (where its tests pointed, the rounds spent) is forgotten, and the
+        opening round is owed again."""
+        repair = self.repair
         self.lineup = Lineup(MAX_SWEPT if repair is not None and repair.mechanical else 0,
                              blocks=repair is not None and repair.blocks is not None)
         self.rounds = self.lineup.rounds  # (path, symbol) -> rounds asked
-        self.to_open = opening and repair is not None
+        self.to_open = self.opens
         self.passed: tuple[tuple[str, str], int] | None = None  # an edit the check passed after: (target, tests)
         self.spectrum: Spectrum | None = None  # the failing tests' ranking, asked once by the opening and after it
         self.widen = False  # the last of omni's own rounds found no fix
+        if repair is not None:
+            for learnt in (repair.focus, repair.ran, repair.unsampled, repair.readers):
+                learnt.clear()
+        self.check_now.changed()
 
     def plan(self) -> list[str] | None:
         return None  # the planner's

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from omni.check.reproduction import MODEL_WRITTEN
 from omni.results import cost_text
 from omni.visible import safe
 
@@ -14,10 +15,12 @@ class CheckLines:
     def __init__(self, print_: Callable[..., None], close: Callable[[], None]):
         self.print, self.close = print_, close
 
-    def on_check(self, source, tests, result, tried=True, unrelated=(), **_):
+    def on_check(self, source, tests, result, tried=True, unrelated=(), asserts=(), **_):
         mark = "[green]✓[/]" if source != "none" else "[red]✗[/]" if tried else "[dim]·[/]"
         self.print(f"  {mark} check: {safe(source)}: {safe(result)}"
                    f"{' (' + safe(', '.join(tests[:3])) + ')' if tests else ''}")
+        if source in MODEL_WRITTEN and asserts:
+            self.print(f"    [dim]written by the model; it asserts: {safe('; '.join(asserts))}[/]")
         if unrelated:
             self.print(f"  [dim]failing before the run, and not what the goal is about (they do not block): "
                        f"{safe(', '.join(unrelated[:3]))}{' …' if len(unrelated) > 3 else ''}[/]")

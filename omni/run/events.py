@@ -38,7 +38,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "env_setup": ("line",),
     "sandbox": ("line",),
     "baseline": ("tests", "failing", "lint_problems"),
-    "check": ("source", "tests", "result", "tried", "unrelated"),
+    "check": ("source", "tests", "result", "tried", "unrelated", "asserts"),
     "reproduction_try": ("attempt", "form", "code", "fails_as_it_should", "outcome"),
     "verification": ("holds", "failing", "unrelated"),
     "briefing": ("text", "lines"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from omni import trust
 from omni.box.hostgit import GitError
 from omni.box.workspace import Workspace, WorkspaceTooLarge, apply_to_user_tree
+from omni.check.reproduction import MODEL_WRITTEN
 from omni.errors import EXIT_CODES
 from omni.run.frame import Run
 from omni.run.lineinput import ask_choice, show_paged
@@ -38,15 +39,17 @@ def held_back(steering: list[str], links: list[str]) -> str:
             "pass --yes-all)") if said else ""
 
 
-def _apply(workspace, ui, interactive, s, diff, rows, steering: list[str], links: list[str]) -> tuple[bool, str]:
+def _apply(workspace, ui, interactive, s, diff, rows, steering: list[str], links: list[str],
+           check: dict) -> tuple[bool, str]:
     """Offer the diff (or apply it under --yes); a diff that changes instruction or config files, or adds a
-    link out of the repository, is called out, and --yes alone does not apply it."""
+    link out of the repository, is called out, and --yes alone does not apply it; a check the model wrote (check:
+    the summary's) is said with what it asserts, so the user judges what "verified" means here."""
     if s.yes and not s.yes_all and (why := held_back(steering, links)):
         return False, why
     wants = s.yes or s.yes_all
     if not wants and interactive:
         ui.pause()
-        ui.show(_change_list(rows, steering, links))
+        ui.show(_change_list(rows, steering, links, check))
         wants = ask_apply(ui.console, diff)
     if not wants:
         return False, ""
@@ -64,8 +67,12 @@ def ask_apply(console, diff: bytes, question: str = "Apply these changes to your
     return said == "yes"
 
 
-def _change_list(rows, steering: list[str], links: list[str]) -> str:
+def _change_list(rows, steering: list[str], links: list[str], check: dict) -> str:
     lines = [f"  {name}  +{added} -{removed}" for name, added, removed in rows]
+    if check["source"] in MODEL_WRITTEN and check["holds"] and check["asserts"]:
+        lines.append(f"  note: the check these changes pass is a {check['source']} the model wrote, not a test of "
+                     f"yours; it asserts: {'; '.join(check['asserts'])}. If that is not what the code should do, "
+                     "answer n (at a Ctrl-C pause, an example you type becomes the check)")
     if steering:
         lines.append(f"  note: {', '.join(steering)} steer later runs or your tools (instructions, config); "
                      "check them before you apply")
@@ -97,7 +104,8 @@ def _finish(run: Run, wall: float) -> dict:
     links = trust.links_out(workspace.links()) if rows else []
     applied, apply_note = False, ""
     if status == "finished" and diff.strip():
-        applied, apply_note = _apply(workspace, run.ui, run.interactive, s, diff, rows, steering, links)
+        applied, apply_note = _apply(workspace, run.ui, run.interactive, s, diff, rows, steering, links,
+                                     run.facts.check())
     if workspace.seed and workspace.path.exists() and not workspace.keep:
         try:
             workspace.remove(drop_branch=not diff.strip())

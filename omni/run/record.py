@@ -105,6 +105,7 @@ class RunFacts:
         self.prompt_after_first = 0
         self.cached_after_first = 0
         self.check_source = ""  # what the run's check was settled as ("none": no check could be)
+        self.check_asserts: list[str] = []  # what it asserts, when the model wrote it (a reproduction)
         self.verified: dict | None = None  # the last finish's verdict on the check
 
     def emit(self, kind: str, **data: Any) -> None:
@@ -112,6 +113,7 @@ class RunFacts:
             self.at_start = data.get("tests") or ""
         elif kind == "check":
             self.check_source = data.get("source") or ""
+            self.check_asserts = list(data.get("asserts") or [])
         elif kind == "verification":
             self.verified = {k: data.get(k) for k in ("holds", "failing", "unrelated")}
         elif kind == "validation" and data.get("tests"):
@@ -128,9 +130,11 @@ class RunFacts:
                 self.cached_after_first += call.get("cached_tokens", 0)
 
     def check(self) -> dict:
-        """What the summary says of the run's check: what it was, and whether it held at the last finish (None: no
-        check could be settled, or the run ended before a finish checked it)."""
-        said = {"source": self.check_source or "none", "holds": None, "failing": [], "unrelated": []}
+        """What the summary says of the run's check: what it was, what it asserts (a reproduction's, as written),
+        and whether it held at the last finish (None: no check could be settled, or the run ended before a finish
+        checked it)."""
+        said = {"source": self.check_source or "none", "holds": None, "failing": [], "unrelated": [],
+                "asserts": self.check_asserts}
         if self.verified is not None and self.check_source not in ("", "none"):
             said.update(self.verified)
         return said

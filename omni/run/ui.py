@@ -174,7 +174,8 @@ class ConsoleUI:
             self.print("  [dim](no user available; told the agent to assume)[/]")
 
     def on_guidance(self, text, **_):
-        self.print(f"  [yellow]✎ your guidance goes to the agent: {safe(text[:200])}[/]")
+        shown = text if len(text) <= 200 else text[:200].rsplit(None, 1)[0] + " …"
+        self.print(f"  [yellow]✎ your guidance goes to the agent: {safe(shown)}[/]")
 
     def on_warning(self, message, **_):
         self.print(f"[yellow]warning:[/] {safe(message)}")

@@ -16,6 +16,7 @@ from omni.box.workspace import Workspace, WorkspaceTooLarge
 from omni.check.examples import GoalExamples
 from omni.check.environment import not_installed, note, unbound_note
 from omni.check.gate import FinishGate, TestState
+from omni.check.guided import GuidedExamples
 from omni.check.reproduction_file import PATH as REPRODUCTION_PATH, Placed
 from omni.check.reproduction import Reproduction
 from omni.check.settled import Check, CheckNow
@@ -100,6 +101,19 @@ def examples_hook(examples: GoalExamples, sandbox, toolbox: Toolbox):
     return after_edit
 
 
+def guided_steering(ui, workspace: Workspace, sandbox, aider, guided: GuidedExamples):
+    """The Ctrl-C pause, with the examples in the user's guidance made part of the run's check
+    (omni/check/guided.py); what omni did with them follows the user's words to the model."""
+    steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox), aider)
+
+    def pause(plan: str, replace_plan) -> str:
+        guidance = steering(plan, replace_plan)
+        taken = guided.take(guidance) if guidance else None
+        return f"{guidance}\n\n{taken.note()}" if taken and taken.note() else guidance
+
+    return pause
+
+
 def undo_hook(workspace: Workspace, sandbox):
     def undo() -> str:
         said = workspace.undo_last()
@@ -145,8 +159,8 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
         failing_tests(about(), gate.base_tests.report, gate.unrelated), reproduced(reproduction)) if p))
     checkpoint = checkpoint_hook(workspace, events)
-    steering = TerminalSteering(ui, workspace.diff_so_far, undo_hook(workspace, sandbox),
-                                aider_at_pause(delegate, checkpoint)) if interactive else None
+    steering = guided_steering(ui, workspace, sandbox, aider_at_pause(delegate, checkpoint), GuidedExamples(
+        sandbox, examples, reproduction, events, check, strategy.check_changed)) if interactive else None
     after = [examples_hook(examples, sandbox, parts.toolbox), *([delegate.saw] if delegate else []), checkpoint]
 
     waited: list[bool] = []  # baseline waited for, changes carried: after a Ctrl-C in ready() it goes on from there
