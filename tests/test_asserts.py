@@ -68,6 +68,11 @@ def test_what_a_file_asserts_is_said_as_written_with_the_exceptions_it_expects_a
             "            order_total(-1, 1)\n\n\n"
             "def helper():\n    assert False\n\n\ndef test_more():\n    assert order_total(1, 1) == 1\n"
             "    assert order_total(2, 1) == 2\n    assert order_total(3, 1) == 3\n")
-    assert what_it_asserts(code) == ["assert total == 110.0", "raises ValueError", "assert order_total(1, 1) == 1",
-                                     "assert order_total(2, 1) == 2"]  # not the helper's; four at most
+    assert what_it_asserts(code) == ["assert order_total(10, 11.0) == 110.0", "raises ValueError",
+                                     "assert order_total(1, 1) == 1", "assert order_total(2, 1) == 2"]  # 4 at most
+    model_wrote = ("import shop.pricing\n\ndef test_exactly_ten():\n    price = 1.0\n    quantity = 10\n"
+                   "    expected_total = price * quantity\n"
+                   "    actual_total = shop.pricing.unit_price(price, quantity) * quantity\n"
+                   "    assert actual_total != expected_total, 'the bulk rate'\n")
+    assert what_it_asserts(model_wrote) == ["assert shop.pricing.unit_price(1.0, 10) * 10 != 1.0 * 10"]
     assert what_it_asserts("def test_x(:\n") == []

@@ -35,8 +35,10 @@ def asserted_examples(code: str) -> list[Example]:
 
 
 def what_it_asserts(code: str, limit: int = 4) -> list[str]:
-    """A test file's checks as written, for the person who decides whether to apply a fix it passed: each assert
-    of its test functions, and each exception a `with pytest.raises(...)` expects, first written first."""
+    """A test file's checks, for the person who decides whether to apply a fix it passed: each assert of its test
+    functions with the values of their plain local names put in (`assert unit_price(1.0, 10) * 10 != 1.0 * 10`,
+    not `assert actual != expected`; a parametrized test's first case), and each exception a
+    `with pytest.raises(...)` expects, first written first."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -44,14 +46,31 @@ def what_it_asserts(code: str, limit: int = 4) -> list[str]:
     said: list[str] = []
     tests = [f for f in _test_functions(tree) if f.name.startswith("test")]
     for function in sorted(tests, key=lambda f: f.lineno):
-        for node in ast.walk(function):
-            if isinstance(node, ast.Assert):
-                said.append(f"assert {ast.unparse(node.test)}")
-            elif isinstance(node, ast.With):
-                said += [f"raises {ast.unparse(item.context_expr.args[0])}" for item in node.items
-                         if isinstance(item.context_expr, ast.Call) and item.context_expr.args
-                         and ast.unparse(item.context_expr.func).endswith("raises")]
+        known = dict(_cases(function)[0])
+        for statement in function.body:
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                    and isinstance(statement.targets[0], ast.Name):
+                known[statement.targets[0].id] = _put_in(statement.value, known)
+            elif isinstance(statement, ast.Assert):
+                said.append(f"assert {ast.unparse(_put_in(statement.test, known))}")
+            else:
+                said += _checks_within(statement)
+                for name in _mentioned(statement):  # a statement of another kind may change what it names
+                    known.pop(name, None)
     return list(dict.fromkeys(said))[:limit]
+
+
+def _checks_within(statement: ast.stmt) -> list[str]:
+    """The asserts inside a compound statement, as written, and the exceptions its `pytest.raises` expect."""
+    said = []
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Assert):
+            said.append(f"assert {ast.unparse(node.test)}")
+        elif isinstance(node, ast.With):
+            said += [f"raises {ast.unparse(item.context_expr.args[0])}" for item in node.items
+                     if isinstance(item.context_expr, ast.Call) and item.context_expr.args
+                     and ast.unparse(item.context_expr.func).endswith("raises")]
+    return said
 
 
 def _test_functions(tree: ast.Module) -> list[ast.FunctionDef]:
