@@ -48,7 +48,7 @@ class Established:
     source: str  # "goal examples", "tests failing at the start", "reproduction example", "reproduction test", "none"
     tests: list[str] = field(default_factory=list)
     result: str = ""
-    asserts: list[str] = field(default_factory=list)  # what a check the model wrote asserts, as written
+    asserts: list[str] = field(default_factory=list)  # what a check the model wrote asserts (asserts.py)
 
 
 class Reproduction:
