@@ -42,12 +42,15 @@ class RepairStrategy:
         self.repair, self.toolbox, self.check_now, self.reading = repair, toolbox, check_now, reading
         self.events, self.finish_on_check = events, finish_on_check
         self.opens = opening and repair is not None
-        self.check_changed()
+        self._start_over()
 
     def check_changed(self) -> None:
-        """At the start, and when the run's check is settled again (the user's examples at a pause): what omni's
-        rounds learnt against the old check (where its tests pointed, the rounds spent) is forgotten, and the
-        opening round is owed again."""
+        """The run's check was settled again (the user's examples at a pause): what omni's rounds learnt against
+        the old check (where its tests pointed, the rounds spent) is forgotten, and the opening round is owed again."""
+        self._start_over()
+        self.check_now.changed()
+
+    def _start_over(self) -> None:
         repair = self.repair
         self.lineup = Lineup(MAX_SWEPT if repair is not None and repair.mechanical else 0,
                              blocks=repair is not None and repair.blocks is not None)
@@ -59,7 +62,6 @@ class RepairStrategy:
         if repair is not None:
             for learnt in (repair.focus, repair.ran, repair.unsampled, repair.readers):
                 learnt.clear()
-        self.check_now.changed()
 
     def plan(self) -> list[str] | None:
         return None  # the planner's
