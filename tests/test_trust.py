@@ -132,6 +132,7 @@ def test_the_apply_question_shows_the_diff_on_d_and_asks_again_on_anything_unkno
     fake.add(PLAN, FIX_ADD, FINISH)
     child = spawn(calc_repo, fake, "fix add in calc.py")
     child.expect_exact("[y/N/d]")
+    assert "the model wrote" not in child.before  # the project's own failing test is the check: no call-out
     child.sendline("?")
     child.expect_exact("Please answer y/n/d.")
     child.expect_exact("[y/N/d]")

@@ -109,7 +109,8 @@ def guided_steering(ui, workspace: Workspace, sandbox, aider, guided: GuidedExam
     def pause(plan: str, replace_plan) -> str:
         guidance = steering(plan, replace_plan)
         taken = guided.take(guidance) if guidance else None
-        return f"{guidance}\n\n{taken.note()}" if taken and taken.note() else guidance
+        note = taken.note() if taken else ""
+        return f"{guidance}\n\n{note}" if note else guidance
 
     return pause
 
