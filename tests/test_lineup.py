@@ -221,3 +221,20 @@ def test_after_an_opening_that_swept_a_tie_the_others_at_its_score_are_swept_bef
     lineup = Lineup()  # no opening, and a tie at the top: each of it swept, then the first rewritten whole
     lineup.suspects = [Target("pkg/mod.py", n, "spectrum", size=5, score=1.0) for n in "ab"] + [suspect("c")]
     assert order(lineup)[:3] == [("a", True), ("b", True), ("a", False)]
+
+
+def test_when_the_ranking_is_in_doubt_every_suspect_is_swept_before_any_is_rewritten_whole():
+    """The opening swept the function a check of examples alone calls (localize.chained): the suspects below it are
+    swept next, whatever their score, and only then is any rewritten whole; without the doubt a lower score waits."""
+    first = Target("pkg/mod.py", "a", "spectrum", size=5, score=0.7, swept=True)
+    lower = [Target("pkg/mod.py", n, "spectrum", size=5, score=0.5) for n in "bc"]
+    lineup = Lineup()
+    lineup.doubt = True
+    lineup.took(first)
+    lineup.suspects = [replace(first, swept=False), *lower]
+    assert "the examples' run went through it too" in lineup.next().why
+    assert order(lineup)[:3] == [("b", True), ("c", True), ("a", False)]
+    lineup = Lineup()
+    lineup.took(first)
+    lineup.suspects = [replace(first, swept=False), *lower]
+    assert order(lineup)[0] == ("a", False)

@@ -1297,3 +1297,35 @@ def test_a_tie_at_the_top_is_swept_before_any_suspect_is_rewritten_whole(tmp_pat
     assert {c["asked"] for c in seen} == {"mechanical"} and not any(r.get("n") for r in fake.requests)
     assert {c["target"].split(":")[1] for c in seen if c["passes"]} == {"Scale.__init__"}
     assert "self.factor = factor + 1" not in (repo / "scale.py").read_text()
+
+
+PRICING = {"pricing.py": ("BULK = 10\n\n\ndef unit_price(price, quantity):\n    if quantity > BULK:\n"
+                          "        return price * 0.5\n    return price\n\n\n"
+                          "def order_total(price, quantity):\n"
+                          "    return round(unit_price(price, quantity) * quantity, 2)\n"),
+           "test_pricing.py": ("from pricing import order_total, unit_price\n\n\ndef test_small_order():\n"
+                               "    assert order_total(2.0, 3) == 6.0\n\n\ndef test_one():\n"
+                               "    assert unit_price(5.0, 1) == 5.0\n")}
+
+
+def test_a_check_of_examples_alone_sweeps_the_chain_its_run_goes_through_before_any_rewrite(tmp_path, fake,
+                                                                                           docker_engine):
+    """No test fails; the goal's example calls order_total, which calls unit_price, where the fault is. Every line
+    the example runs, a passing test runs too, so the spectrum puts order_total, the one function the check calls,
+    first. The opening sweeps it (one-change candidates alone, none fixes it), then unit_price's are tried before any
+    sample, and `quantity >= BULK` makes the example hold: no model request was made for a candidate."""
+    repo = make_repo(tmp_path / "repo", PRICING)
+    fake.add(PLAN, {"tool": "finish", "args": {"summary": "nothing to do"}})
+    run = run_omni(repo, "--yes", "--samples", "2", "bulk orders cost too much: order_total(3.0, 10) should be 15.0",
+                   fake=fake, opening_repair=True, mechanical=True, finish_on_check=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (spectrum,) = [e for e in run.events() if e["kind"] == "spectrum"]
+    assert spectrum["side"] == "examples" and spectrum["suspects"][0]["symbol"] == "order_total"
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    assert opening["symbol"] == "order_total" and "the examples' run goes through other definitions" in opening["why"]
+    (rung,) = [e for e in run.events() if e["kind"] == "rung"]
+    assert rung["symbol"] == "unit_price" and "the examples' run went through it too" in rung["why"]
+    seen = candidates(run)
+    assert {c["asked"] for c in seen} == {"mechanical"} and not any(r.get("n") for r in fake.requests)
+    assert {c["target"].split(":")[1] for c in seen if c["passes"]} == {"unit_price"}
+    assert "if quantity >= BULK:" in (repo / "pricing.py").read_text()

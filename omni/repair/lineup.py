@@ -11,7 +11,9 @@ for a ranking in doubt, and a run that swept three more first ran out of time be
 tests named (run BG). A tie at the top is a ranking in doubt from the start: the opening then sweeps its target
 (omni/repair/strategy.py), or with no opening the first of the tie is swept, and the suspects that score as high
 are swept next, before any definition is sampled (a fix in the second of two tied at 1.00 waited three and a half
-minutes behind the first's samples: run BZ).
+minutes behind the first's samples: run BZ). A check of the goal's examples alone whose run goes through a chain of
+definitions puts the one the examples call first, whatever the fault (omni/repair/localize.py: chained): then every
+suspect is swept before any is rewritten whole.
 Among the swept suspects, those some of whose one-change candidates made part of the check pass (broken tests or
 not) are rewritten whole first: a change there moves the failing tests, as mutation-based fault localization has it
 (Metallaxis, MUSE); a change in a function the failure only passes through moves nothing.
@@ -54,6 +56,7 @@ class Lineup:
         self.suspects: list[Target] | None = None  # the next definitions to try; None: not looked up yet
         self.values: list[Target] = []  # the values the definitions omni's rounds tried read, next in line
         self.moved: dict[Place, int] = {}  # swept suspects -> their one-change candidates that moved the check
+        self.doubt = False  # the ranking cannot tell the fault (localize.chained): every suspect is swept first
 
     def again(self) -> set[Place]:
         """While it has a round left: the definition the last step was taken on (what still fails may need a second
@@ -85,10 +88,12 @@ class Lineup:
         suspects = [t for t in self._with_stepped(again) if (t.path, t.symbol) not in tried]
         fresh = [t for t in suspects if (t.path, t.symbol) not in self.rounds]
         room = len(self.sampled - self.valued - again) < MAX_SUSPECTS
-        level = [t for t in fresh if t.score >= self._best()]  # a tie at the top, when the opening swept one of it
+        # a tie at the top, when the opening swept one of it; every suspect, when the ranking is in doubt
+        level = [t for t in fresh if self.doubt or t.score >= self._best()]
         if level and not self.sampled and (self.swept or len(level) > 1) and len(self.swept) < self.sweeps:
-            return replace(level[0], swept=True, why=level[0].why + "; it scores as high as the first, so its "
-                           "one-change candidates go before any suspect is rewritten whole")
+            said = "the examples' run went through it too" if self.doubt else "it scores as high as the first"
+            return replace(level[0], swept=True, why=level[0].why + f"; {said}, so its one-change candidates go "
+                           "before any suspect is rewritten whole")
         top = self._singled_out()
         if top in suspects and (top.path, top.symbol) in self.swept - self.sampled and (self.blocks or not top.long) \
                 and room:

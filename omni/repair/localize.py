@@ -19,6 +19,8 @@ Tried in this order; the first rule that names exactly one definition wins:
 7. the one definition the failing tests run and the passing ones run least (spectrum-based fault localization,
    tools/spectrum.py): no word of the goal is needed. Where no test fails, the goal's examples that do not hold
    are the failing side, and the tests of the code they run the passing one.
+A target the tests cannot tell from others (a tie at the top: `tied`; examples alone whose run goes through other
+definitions: `chained`) is first tried by its one-change candidates, as the others are, before any is rewritten.
 When no rule names one, or a round on the one named finds no fix, `suspects` gives the next to try: the spectrum's
 best, ties included (omni/repair/strategy.py tries up to three, and two long ones besides); after them, the
 values a definition tried reads (`values_of`: a fault in a module's table is not in the function, and the spectrum
@@ -195,6 +197,21 @@ def tied(spectrum: Spectrum, target: Target) -> bool:
     ranked = [e for e in spectrum.ranked() if not is_test_file(e["path"])]
     top = [e for e in ranked if e["score"] > 0 and e["score"] >= ranked[0]["score"]]
     return len(top) > 1 and any((e["path"], e["symbol"]) == (target.path, target.symbol) for e in top)
+
+
+def chained(spectrum: Spectrum, target: Target) -> bool:
+    """Whether the check is the goal's examples alone and their run went through definitions of the project other
+    than target, none of which it singles out: the ranking is in doubt. The examples call a function that calls
+    others; every line of that chain the examples run, the passing tests of the same code run too, so the spectrum
+    puts the function called first whatever the fault (a wrong comparison in the helper it calls scores lower than
+    the caller's one line). What changes the examples' outcome tells them apart, and one-change candidates are that
+    test: each definition of the chain is swept before any is rewritten whole (omni/repair/lineup.py)."""
+    if spectrum.tests or not spectrum.examples:
+        return False
+    ranked = [e for e in spectrum.ranked() if e["score"] > 0 and not is_test_file(e["path"])]
+    if ranked and ranked[0]["score"] >= ALONE and (len(ranked) == 1 or ranked[1]["score"] < ALONE):
+        return False  # a line only the examples run, in one definition: the spectrum does point
+    return any((e["path"], e["symbol"]) != (target.path, target.symbol) for e in ranked)
 
 
 def values_of(sandbox: Sandbox, path: str, symbol: str) -> list[Target]:

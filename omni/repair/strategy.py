@@ -11,7 +11,7 @@ from omni.goal.reading import GoalReading
 from omni.protocols import Events
 from omni.repair.block import MAX_DEFINITION
 from omni.repair.lineup import MAX_SWEPT, ROUNDS, Lineup
-from omni.repair.localize import Spectrum, Target, fix_target, suspects, tied, values_of
+from omni.repair.localize import Spectrum, Target, chained, fix_target, suspects, tied, values_of
 from omni.repair.verified import VerifiedRepair
 from omni.results import Action, ToolResult
 
@@ -120,6 +120,10 @@ class RepairStrategy:
         if self.lineup.sweeps and not self.reading.fix and tied(self.spectrum, target):  # the cheap first, a tie's too
             target = replace(target, swept=True, why=target.why + "; others score as high, so the one-change "
                              "candidates of each go before any is rewritten whole")
+        elif self.lineup.sweeps and not self.reading.fix and chained(self.spectrum, target):
+            self.lineup.doubt = True
+            target = replace(target, swept=True, why=target.why + "; the examples' run goes through other "
+                             "definitions too, so the one-change candidates of each go before any is rewritten whole")
         return self._own_round(target, "opening", target.why, "omni_opening")
 
     def next_suspect(self) -> Action | None:
