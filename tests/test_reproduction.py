@@ -56,6 +56,9 @@ def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, doc
     assert "✓ check: reproduction test: fails on the starting code" in run.stdout
     assert check["asserts"] == ["assert add(2, 2) == 4"] == run.summary()["check"]["asserts"]
     assert "written by the model; it asserts: assert add(2, 2) == 4" in run.stdout
+    # the summary says it too: under --yes nothing asked before the apply
+    assert "verified by a check the model wrote (a reproduction test, not a test of yours): it holds, and it " \
+        "asserts assert add(2, 2) == 4" in " ".join(run.stdout.split())
     example_again = fake.requests[2]["messages"][-1]["content"]
     assert "`mul(2, 3)` gives 6 on the code as it is now, the value you said it should give" in example_again
     second_ask = fake.requests[4]["messages"][-1]["content"]

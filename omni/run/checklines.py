@@ -110,12 +110,16 @@ class CheckLines:
 
 
 def _check_line(check: dict | None) -> str:
-    """The summary's line on the run's check: whether the result is verified, and by what."""
+    """The summary's line on the run's check: whether the result is verified, and by what; a check the model wrote
+    is said with what it asserts, under --yes too (nothing asked the user before the apply)."""
     check = check or {"source": "none", "holds": None}
     if check["source"] == "none":
         return "[yellow]unchecked:[/] no check could be settled (no example in the goal, no failing test it is " \
                "about, no reproduction that fails on the code as it was); the tests that passed before and the " \
                "review are all that looked at it"
+    if check["holds"] is True and check["source"] in MODEL_WRITTEN and check.get("asserts"):
+        return f"[green]verified[/] [yellow]by a check the model wrote[/] (a {safe(check['source'])}, not a test of " \
+               f"yours): it holds, and it asserts {safe('; '.join(check['asserts'][:3]))}"
     if check["holds"] is True:
         return f"[green]verified:[/] the run's check holds ({safe(check['source'])})"
     if check["holds"] is False:
