@@ -3,7 +3,7 @@ the next."""
 
 from dataclasses import replace
 
-from omni.repair.lineup import MAX_SWEPT, Lineup
+from omni.repair.lineup import MAX_SWEPT, SWEPT_VALUES, Lineup
 from omni.repair.localize import Target
 
 
@@ -22,16 +22,17 @@ def order(lineup: Lineup, rounds: int = 20) -> list[tuple[str, bool]]:
     return taken
 
 
-def test_the_suspects_are_swept_first_then_three_rewritten_whole_then_the_values():
+def test_the_suspects_are_swept_first_then_the_values_then_three_rewritten_whole_then_the_values_again():
     lineup = Lineup()
     lineup.took(suspect("a"))  # the opening's round, sampled
     lineup.suspects = [suspect("big", 300), suspect("b"), suspect("c"), suspect("d"), suspect("huge", 500),
                        suspect("e"), suspect("f"), suspect("g"), suspect("h")]
     lineup.values = [Target("pkg/mod.py", "TABLE", "a reads it", size=3, reader="a")]
-    # seven swept, the long ones among them; then the two best short ones rewritten whole (three with the opening's);
-    # the long ones are never asked for whole, and what was past the sweep is not rewritten either
+    # seven swept, the long ones among them; then the value swept (a few one-change candidates); then the two best
+    # short ones rewritten whole (three with the opening's), then the value; the long ones are never asked for whole,
+    # and what was past the sweep is not rewritten either
     assert order(lineup) == [("big", True), ("b", True), ("c", True), ("d", True), ("huge", True), ("e", True),
-                             ("f", True), ("b", False), ("c", False), ("TABLE", False)]
+                             ("f", True), ("TABLE", True), ("b", False), ("c", False), ("TABLE", False)]
     assert len(lineup.swept) == MAX_SWEPT and lineup.next() is None
     assert lineup.rounds[("pkg/mod.py", "b")] == 2 and ("pkg/mod.py", "g") not in lineup.rounds
 
@@ -238,3 +239,19 @@ def test_when_the_ranking_is_in_doubt_every_suspect_is_swept_before_any_is_rewri
     lineup.took(first)
     lineup.suspects = [replace(first, swept=False), *lower]
     assert order(lineup)[0] == ("a", False)
+
+
+def test_at_most_a_few_values_are_swept_and_a_swept_value_keeps_its_sampled_round():
+    """The values the definitions tried read are swept after the suspects, SWEPT_VALUES at most, without spending the
+    suspects' room; each keeps its sampled round for after the suspects' rewrites (MAX_VALUES of them)."""
+    lineup = Lineup()
+    lineup.took(suspect("a"))
+    lineup.suspects = []
+    lineup.values = [Target("pkg/mod.py", f"V{n}", "a reads it", size=1, reader="a") for n in range(SWEPT_VALUES + 2)]
+    taken = order(lineup)
+    assert taken == [*((f"V{n}", True) for n in range(SWEPT_VALUES)), ("V0", False), ("V1", False)]
+    assert not lineup.swept and lineup.valued == {("pkg/mod.py", "V0"), ("pkg/mod.py", "V1")}
+    lineup = Lineup(sweeps=0)  # mechanical candidates off: no sweep, the values sampled
+    lineup.took(suspect("a"))
+    lineup.suspects, lineup.values = [], [Target("pkg/mod.py", "V", "a reads it", size=1, reader="a")]
+    assert order(lineup) == [("V", False)]

@@ -1329,3 +1329,26 @@ def test_a_check_of_examples_alone_sweeps_the_chain_its_run_goes_through_before_
     assert {c["asked"] for c in seen} == {"mechanical"} and not any(r.get("n") for r in fake.requests)
     assert {c["target"].split(":")[1] for c in seen if c["passes"]} == {"unit_price"}
     assert "if quantity >= BULK:" in (repo / "pricing.py").read_text()
+
+
+def test_a_value_the_rewritten_function_reads_is_swept_before_any_suspect_is_rewritten_whole(tmp_path, fake,
+                                                                                            docker_engine):
+    """The fault is in a module's pattern, which every test runs on import: the spectrum cannot point to it. The
+    failing test is named after `words`, the opening's target; its samples and its one-change candidates find no fix.
+    The pattern it reads is then tried by its one-change candidates (`[a-z]` as `[a-z\\d]`), with no model request,
+    before any other definition or the pattern is rewritten whole."""
+    code = ("import re\n\nWORD = re.compile(r\"[a-z]+\")\n\n\ndef words(text):\n    return WORD.findall(text.lower())\n"
+            "\n\ndef shout(text):\n    return text.upper()\n")
+    test = ("from text import shout, words\n\n\ndef test_words():\n    assert words('Hi 42 there') == ['hi', '42', "
+            "'there']\n\n\ndef test_shout():\n    assert shout('a') == 'A'\n")
+    repo = make_repo(tmp_path / "repo", {"text.py": code, "test_text.py": test})
+    fake.add(PLAN, *[{"choices": ["no idea", "no idea"]}] * 6)
+    run = run_omni(repo, "--yes", "--samples", "2", "the word list is wrong", fake=fake, opening_repair=True,
+                   mechanical=True, finish_on_check=True)
+    assert run.code == 0, run.stdout + run.stderr
+    rounds = [(e["kind"], e["symbol"], e["why"]) for e in run.events() if e["kind"] in ("opening", "rung")]
+    assert rounds[0][:2] == ("opening", "words") and rounds[-1][:2] == ("rung", "WORD")
+    assert "a value has few" in rounds[-1][2] and len(rounds) == 2
+    assert [r.get("n") for r in fake.requests] == [2] * 2  # the opening's two rounds of samples; none after it
+    assert {c["asked"] for c in candidates(run) if c["target"] == "text.py:WORD"} == {"mechanical"}
+    assert 'WORD = re.compile(r"[a-z\\d]+")' in (repo / "text.py").read_text()

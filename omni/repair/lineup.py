@@ -19,7 +19,9 @@ not) are rewritten whole first: a change there moves the failing tests, as mutat
 (Metallaxis, MUSE); a change in a function the failure only passes through moves nothing.
 A round whose best candidate passed the check and broke tests is a near miss: the place is right, so its
 definition comes first again, sampled. Then each value the definitions rewritten read (a table, a pattern:
-values_of), up to MAX_VALUES: the suspects have the tests' evidence, a value only its reader's. At most ROUNDS
+values_of), up to MAX_VALUES: the suspects have the tests' evidence, a value only its reader's. But a value has
+few one-change candidates, and the spectrum never ranks it (every test runs a module's assignments on import): the
+first SWEPT_VALUES of them are swept right after the suspects, before any suspect is rewritten whole. At most ROUNDS
 rounds per definition; a definition a step was taken on (ranked or not), or a near miss, may have its second.
 With mechanical candidates off (sweeps 0), the suspects are rewritten whole in their order, the long ones left out.
 """
@@ -35,6 +37,7 @@ ROUNDS = 2  # times the strategy asks for candidates per definition
 MAX_SUSPECTS = 3  # definitions omni's own rounds rewrite whole (sampled), the opening's included
 MAX_SWEPT = 7  # suspects tried by their mechanical candidates alone first (no model call: a minute at most each)
 MAX_VALUES = 2  # and values the definitions rewritten read (a table, a pattern: a few lines each), after the suspects
+SWEPT_VALUES = 4  # values the definitions tried read, tried by their mechanical candidates alone after the sweep
 MAX_LOOKED_UP = 5  # suspects looked up with nothing swept (mechanical candidates off)
 CLEAR = 0.99  # a spectrum score this high: every failing test ran the line and no passing test did (Ochiai 1)
 
@@ -48,7 +51,8 @@ class Lineup:
         self.rounds: Counter[Place] = Counter()
         self.sampled: set[Place] = set()  # the definitions rewritten whole, by the model's samples
         self.long: set[Place] = set()  # the definitions tried too long to ask for whole
-        self.valued: set[Place] = set()  # the values tried
+        self.valued: set[Place] = set()  # the values tried by sampled rounds
+        self.swept_values: set[Place] = set()  # the values tried by their mechanical candidates alone
         self.swept: set[Place] = set()  # the suspects tried by their mechanical candidates alone
         self.stepped: Place | None = None  # where the last round applied a step toward the check
         self.near: tuple[str, str, str] | None = None  # (path, symbol, how) of a round whose best candidate passed
@@ -67,7 +71,8 @@ class Lineup:
         """The definitions omni's rounds have tried, less those swept whose sampled round is still to come (not too
         long to ask for whole) and those it may try again."""
         unsampled = self.long if not self.blocks else set()
-        waiting = {p for p in self.swept - self.sampled if self.rounds[p] < ROUNDS and p not in unsampled}
+        waiting = {p for p in (self.swept | self.swept_values) - self.sampled
+                   if self.rounds[p] < ROUNDS and p not in unsampled}
         return set(self.rounds) - waiting - self.again()
 
     def wants_suspects(self) -> bool:
@@ -101,6 +106,10 @@ class Lineup:
         if fresh and self.sampled and len(self.swept) < self.sweeps:  # the opening's round is sampled
             return replace(fresh[0], swept=True, why=fresh[0].why + "; tried by its one-change candidates alone, "
                            "before the suspects are rewritten whole")
+        unswept = [v for v in self.values if (v.path, v.symbol) not in self.rounds]
+        if unswept and self.sweeps and len(self.swept_values) < SWEPT_VALUES:
+            return replace(unswept[0], swept=True, why=unswept[0].why + "; tried by its one-change candidates "
+                           "alone (a value has few: seconds), before the suspects are rewritten whole")
         rewritable = sorted((t for t in suspects if (self.blocks or not t.long) and
                              ((t.path, t.symbol) not in self.sampled or (t.path, t.symbol) in again)),
                             key=lambda t: not self.moved.get((t.path, t.symbol)))  # moved first, else in rank
@@ -137,6 +146,9 @@ class Lineup:
         place = (target.path, target.symbol)
         self.near = None
         self.rounds[place] += 1
+        if target.reader and target.swept:  # a value's sweep: not a suspect's, and its sampled round is still owed
+            self.swept_values.add(place)
+            return
         (self.swept if target.swept else self.sampled).add(place)
         for kind, where in ((target.long, self.long), (target.reader, self.valued)):
             if kind:
