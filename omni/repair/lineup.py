@@ -93,8 +93,7 @@ class Lineup:
         suspects = [t for t in self._with_stepped(again) if (t.path, t.symbol) not in tried]
         fresh = [t for t in suspects if (t.path, t.symbol) not in self.rounds]
         room = len(self.sampled - self.valued - again) < MAX_SUSPECTS
-        # a tie at the top, when the opening swept one of it; every suspect, when the ranking is in doubt
-        level = [t for t in fresh if self.doubt or t.score >= self._best()]
+        level = [t for t in fresh if self.doubt or t.score >= self._best()]  # a tie at the top; all, in doubt
         if level and not self.sampled and (self.swept or len(level) > 1) and len(self.swept) < self.sweeps:
             said = "the examples' run went through it too" if self.doubt else "it scores as high as the first"
             return replace(level[0], swept=True, why=level[0].why + f"; {said}, so its one-change candidates go "

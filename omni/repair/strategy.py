@@ -122,8 +122,7 @@ class RepairStrategy:
                              "candidates of each go before any is rewritten whole")
         elif self.lineup.sweeps and not self.reading.fix and chained(self.spectrum, target):
             self.lineup.doubt = True
-            target = replace(target, swept=True, why=target.why + "; the examples' run goes through other "
-                             "definitions too, so the one-change candidates of each go before any is rewritten whole")
+            target = replace(target, swept=True, why=f"{target.why}; the examples' run goes through other definitions")
         return self._own_round(target, "opening", target.why, "omni_opening")
 
     def next_suspect(self) -> Action | None:
