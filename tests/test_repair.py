@@ -31,6 +31,11 @@ def candidates(run) -> list[dict]:
     return [e for e in run.events() if e["kind"] == "candidate"]
 
 
+def own_rounds(run) -> list[tuple[str, str, str]]:
+    """(kind, symbol, why) of each round of omni's own, in order: the opening and the rungs after it."""
+    return [(e["kind"], e["symbol"], e["why"]) for e in run.events() if e["kind"] in ("opening", "rung")]
+
+
 def test_the_third_candidate_passes_and_is_the_one_applied(calc_repo, fake, docker_engine):
     fake.add(PLAN, PROPOSE, {"choices": [WRONG_1, WRONG_2, RIGHT]}, FINISH)
     run = run_omni(calc_repo, "--samples", "3", "make add() return the sum", fake=fake)
@@ -594,7 +599,7 @@ def test_a_near_miss_gives_its_definition_the_next_round_told_how_the_tests_brok
     run = run_omni(repo, "--yes", "--samples", "2", "fix add: adding two numbers gives the wrong answer", fake=fake,
                    opening_repair=True, finish_on_check=True)
     assert run.code == 0, run.stdout + run.stderr
-    rounds = [(e["kind"], e["symbol"], e["why"]) for e in run.events() if e["kind"] in ("opening", "rung")]
+    rounds = own_rounds(run)
     assert [r[:2] for r in rounds] == [("opening", "add"), ("rung", "add")]
     assert rounds[1][2] == "rewrites of it passed the check and broke tests that passed before"
     third = fake.requests[2]["messages"][-1]["content"]
@@ -1258,7 +1263,7 @@ def test_the_suspects_are_swept_by_their_one_change_candidates_before_a_second_i
     run = run_omni(repo, "--yes", "--samples", "2", "make the total right", fake=fake, opening_repair=True,
                    mechanical=True, finish_on_check=True)
     assert run.code == 0, run.stdout + run.stderr
-    rounds = [(e["kind"], e["symbol"], e["why"]) for e in run.events() if e["kind"] in ("opening", "rung")]
+    rounds = own_rounds(run)
     assert rounds[0][0] == "opening" and {r[1] for r in rounds[:3]} == {"add", "mul", "neg"}
     assert all("scores as high as the first" in r[2] for r in rounds[1:3])
     assert rounds[3][:2] == ("rung", rounds[0][1]) and rounds[4][:2] == ("rung", "half") and len(rounds) == 5
@@ -1346,7 +1351,7 @@ def test_a_value_the_rewritten_function_reads_is_swept_before_any_suspect_is_rew
     run = run_omni(repo, "--yes", "--samples", "2", "the word list is wrong", fake=fake, opening_repair=True,
                    mechanical=True, finish_on_check=True)
     assert run.code == 0, run.stdout + run.stderr
-    rounds = [(e["kind"], e["symbol"], e["why"]) for e in run.events() if e["kind"] in ("opening", "rung")]
+    rounds = own_rounds(run)
     assert rounds[0][:2] == ("opening", "words") and rounds[-1][:2] == ("rung", "WORD")
     assert "a value has few" in rounds[-1][2] and len(rounds) == 2
     assert [r.get("n") for r in fake.requests] == [2] * 2  # the opening's two rounds of samples; none after it
