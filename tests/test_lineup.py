@@ -155,7 +155,7 @@ def test_a_later_suspects_one_change_that_passed_and_broke_tests_is_a_near_miss_
     broke = SimpleNamespace(passes=True, breaks=["test_m.py::test_small"], message="assert 3 == 5", failing=[])
     fails = SimpleNamespace(passes=False, breaks=[], message="assert 26 == 40", failing=["test_m.py::test_total"])
     later = _unfixed_alone("half", 0, "m.py", (4,), [(1, "code", broke)])
-    assert "half is a later suspect" in later.error
+    assert "half was tried by one-change edits alone" in later.error
     assert later.details["near"].startswith("a rewrite that made the check pass broke test_m.py::test_small")
     assert "near" not in _unfixed_alone("half", 0, "m.py", (4,), [(1, "code", fails)]).details
     assert "near" not in _unfixed_alone("walk", 120, "m.py", (4,), [(1, "code", broke)]).details  # long: no samples
@@ -200,7 +200,7 @@ def test_a_swept_definition_says_how_many_of_its_candidates_moved_the_check():
               (2, "b", outcome(applied=True, failing=["t1", "t2"])),
               (3, "c", outcome(applied=True, failing=["t2"], progress=True))]
     said = _unfixed_alone("half", 0, "calc.py", (3,), ranked)
-    assert said.details == {"moved": 2} and "half is a later suspect" in said.error
+    assert said.details == {"moved": 2} and "half was tried by one-change edits alone" in said.error
     assert _unfixed_alone("half", 0, "calc.py", (), ranked[1:2]).details == {"moved": 0}
 
 

@@ -1336,6 +1336,39 @@ def test_a_check_of_examples_alone_sweeps_the_chain_its_run_goes_through_before_
     assert "if quantity >= BULK:" in (repo / "pricing.py").read_text()
 
 
+DISCOUNT = {"discount.py": ("BULK = 10\n\n\ndef unit_price(price, quantity):\n    if quantity >= BULK:\n"
+                            "        return price / 3\n    return price\n\n\n"
+                            "def order_total(price, quantity):\n"
+                            "    return round(unit_price(price, quantity) * quantity, 2)\n"),
+            "test_discount.py": ("from discount import order_total, unit_price\n\n\ndef test_small_order():\n"
+                                 "    assert order_total(2.0, 3) == 6.0\n\n\ndef test_one():\n"
+                                 "    assert unit_price(5.0, 1) == 5.0\n")}
+
+
+def test_a_check_of_examples_alone_that_singles_out_another_definition_sweeps_before_any_rewrite(tmp_path, fake,
+                                                                                                docker_engine):
+    """The goal's example calls order_total; only its run reaches unit_price's bulk branch, so the spectrum singles
+    out unit_price (a line at 1.00 that no passing test runs), not the function the check calls. The opening sweeps
+    order_total (one-change candidates alone, none fixes it) instead of sampling it, then unit_price's are tried, and
+    `price / 2` makes the example hold: no model request was made for a candidate."""
+    repo = make_repo(tmp_path / "repo", DISCOUNT)
+    fake.add(PLAN, {"tool": "finish", "args": {"summary": "nothing to do"}})
+    run = run_omni(repo, "--yes", "--samples", "2", "the bulk discount is wrong: order_total(3.0, 10) should be 15.0",
+                   fake=fake, opening_repair=True, mechanical=True, finish_on_check=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (spectrum,) = [e for e in run.events() if e["kind"] == "spectrum"]
+    assert spectrum["side"] == "examples" and (spectrum["suspects"][0]["symbol"], spectrum["suspects"][0]["score"]) \
+        == ("unit_price", 1.0) and spectrum["suspects"][1]["score"] < 1.0
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    assert opening["symbol"] == "order_total" and "the examples' run goes through other definitions" in opening["why"]
+    (rung,) = [e for e in run.events() if e["kind"] == "rung"]
+    assert rung["symbol"] == "unit_price"
+    seen = candidates(run)
+    assert {c["asked"] for c in seen} == {"mechanical"} and not any(r.get("n") for r in fake.requests)
+    assert {c["target"].split(":")[1] for c in seen if c["passes"]} == {"unit_price"}
+    assert "return price / 2" in (repo / "discount.py").read_text()
+
+
 def test_a_value_the_rewritten_function_reads_is_swept_before_any_suspect_is_rewritten_whole(tmp_path, fake,
                                                                                             docker_engine):
     """The fault is in a module's pattern, which every test runs on import: the spectrum cannot point to it. The

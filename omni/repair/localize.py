@@ -201,7 +201,10 @@ def tied(spectrum: Spectrum, target: Target) -> bool:
 
 def chained(spectrum: Spectrum, target: Target) -> bool:
     """Whether the check is the goal's examples alone and their run went through definitions of the project other
-    than target, none of which it singles out: the ranking is in doubt. The examples call a function that calls
+    than target, and does not single out target: the ranking is in doubt. A line only the examples run, in one
+    definition other than target, is a doubt too: the function they call is not where they go wrong, and sampling it
+    first spends minutes there; the sweep reaches the one singled out in seconds, and lineup.py rewrites it whole
+    first. The examples call a function that calls
     others; every line of that chain the examples run, the passing tests of the same code run too, so the spectrum
     puts the function called first whatever the fault (a wrong comparison in the helper it calls scores lower than
     the caller's one line). What changes the examples' outcome tells them apart, and one-change candidates are that
@@ -210,7 +213,7 @@ def chained(spectrum: Spectrum, target: Target) -> bool:
         return False
     ranked = [e for e in spectrum.ranked() if e["score"] > 0 and not is_test_file(e["path"])]
     if ranked and ranked[0]["score"] >= ALONE and (len(ranked) == 1 or ranked[1]["score"] < ALONE):
-        return False  # a line only the examples run, in one definition: the spectrum does point
+        return (ranked[0]["path"], ranked[0]["symbol"]) != (target.path, target.symbol)  # singled out: target?
     return any((e["path"], e["symbol"]) != (target.path, target.symbol) for e in ranked)
 
 

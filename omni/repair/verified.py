@@ -339,9 +339,10 @@ def _next_note(note: str, ranked: list, copies: int) -> str:
 
 def _unfixed_alone(symbol: str, size: int, path: str, lines: tuple[int, ...], ranked: list) -> ToolResult:
     """A definition tried by its one-change candidates alone (size: its length when it is too long to ask for whole,
-    else 0: a later suspect), which found no fix: where to look (lines: those the failing tests point to), without
-    its code (the model reads the lines it needs). A later suspect whose best passed the check and broke tests is a
-    near miss, as a sampled round's is (`details.near`): a definition short enough gets a sampled round there.
+    else 0: swept, its rewrite to come, the opening's target as much as a later suspect), which found no fix: where to
+    look (lines: those the failing tests point to), without its code (the model reads the lines it needs). A swept
+    definition whose best passed the check and broke tests is a near miss, as a sampled round's is (`details.near`):
+    a definition short enough gets a sampled round there.
     `details.moved`: how many of its candidates made some of the check's failing tests pass (lineup.py)."""
     where = f" The failing tests point to line(s) {', '.join(map(str, lines[:5]))} of {path}." if lines else ""
     best = ranked[0][2] if ranked else None
@@ -349,7 +350,8 @@ def _unfixed_alone(symbol: str, size: int, path: str, lines: tuple[int, ...], ra
            f" The best still fails: {best.message or ', '.join(best.failing[:3])}." if best else "")
     tried = (f"omni tried {len(ranked)} one-change edit(s) of it, those at the lines the tests point to first, "
              "and none passes the check without breaking tests" if ranked else "no one-change edit of it applies")
-    what = f"{symbol} is {size} lines, too long to rewrite whole" if size else f"{symbol} is a later suspect"
+    what = f"{symbol} is {size} lines, too long to rewrite whole" if size else \
+        f"{symbol} was tried by one-change edits alone (no rewrite of it asked yet)"
     near = {"near": _next_note("", ranked, 0)} if best and best.passes and not size else {}  # sampled next: right place
     moved = sum(bool(getattr(o, "progress", False)) for _, _, o in ranked)  # made some failing tests pass
     return ToolResult.fail("tests_failed", f"{what}; {tried}.{how}{where} Read those lines, and edit the ones at "
