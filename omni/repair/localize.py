@@ -20,7 +20,8 @@ Tried in this order; the first rule that names exactly one definition wins:
    tools/spectrum.py): no word of the goal is needed. Where no test fails, the goal's examples that do not hold
    are the failing side, and the tests of the code they run the passing one.
 A target the tests cannot tell from others (a tie at the top: `tied`; examples alone whose run goes through other
-definitions: `chained`) is first tried by its one-change candidates, as the others are, before any is rewritten.
+definitions, none or another singled out: `chained`) is first tried by its one-change candidates, as the others
+are, before any is rewritten.
 When no rule names one, or a round on the one named finds no fix, `suspects` gives the next to try: the spectrum's
 best, ties included (omni/repair/strategy.py tries up to three, and two long ones besides); after them, the
 values a definition tried reads (`values_of`: a fault in a module's table is not in the function, and the spectrum
