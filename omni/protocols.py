@@ -32,6 +32,8 @@ class Model(Protocol):
                 tools: list[dict[str, Any]] | None = None, schema: Any = None,
                 max_tokens: int | None = None) -> tuple[list[ModelReply], str]: ...
 
+    def infill(self) -> Any: ...  # fill in the middle (omni/model/infill.py: Infill), or None where it cannot
+
 
 class Sandbox(Protocol):
     """Where tools run: a Docker container (default) or the host (explicit opt-in)."""

@@ -54,6 +54,10 @@ class Settings(BaseModel):
     mechanical: bool = Field(True, json_schema_extra=_flag(
         "model", "skip the mechanical candidates verified repair tries when sampled rewrites fail (one-token "
         "changes: an operator, an integer one off, two arguments swapped)", off="--no-mechanical"))
+    infill: bool = Field(True, json_schema_extra=_flag(
+        "model", "skip verified repair's infilled candidates: the model fills a suspicious line, or one "
+        "expression on it, from the code around it (fill in the middle; code models whose family omni knows)",
+        off="--no-infill"))
     missing_lines: bool = Field(False, json_schema_extra=_flag(
         "model", "when a definition's rewrites find no fix, verified repair asks the model once which lines are "
         "missing from it and where (off until a run shows it helps: bench/README.md, run BV)"))

@@ -16,6 +16,8 @@ Options on any reply turn: "delay": SECONDS (answered that much later),
 "omit_ids": true (no tool call ids), "usage": {...},
 "finish_reason": "length" (a reply cut off at max_tokens; default "tool_calls" or "stop").
 When the script is exhausted the server answers 500 "script exhausted", so a test sees it.
+POST /v1/completions (fill in the middle) takes no turn: with fills=FUNCTION, a prompt in Qwen's sentinels is
+answered FUNCTION(prefix, suffix) in every choice (`n` of them) and recorded in `filled`; without, 404.
 A turn with "plan": true goes to the first request for a plan (its last message asks for a high-level plan), which
 takes no other turn while one is so marked: omni asks for its first plan beside other work (a reproduction test, its
 opening round), so that request may come second.
@@ -36,8 +38,10 @@ CHUNK = 7  # split tool-call arguments into pieces this long when streaming
 
 class FakeOpenAI:
     def __init__(self, script: list[dict[str, Any]] | None = None, model: str = "fake-model",
-                 structured: bool = True, slots: int | None = None):
+                 structured: bool = True, slots: int | None = None, fills=None):
         self.slots = slots
+        self.fills = fills  # (prefix, suffix) -> the middle, for /v1/completions; None: not served
+        self.filled: list[dict[str, Any]] = []
         self.script = list(script or [])
         self.keyed: dict[str, list[dict[str, Any]]] = {}
         self.in_flight = self.most_in_flight = 0  # chat requests being answered at once, and the most ever
@@ -130,6 +134,9 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             self._json(400, {"error": {"message": "invalid JSON body"}})
             return
+        if self.path.rstrip("/").endswith("/completions") and "/chat/" not in self.path:
+            self._fill(body)
+            return
         if body.get("response_format") and not self.fake.structured:
             self._json(400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error"}})
             return
@@ -156,6 +163,23 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(body, turn)
         else:
             self._json(200, self._completion(body, turn))
+
+    def _fill(self, body: dict[str, Any]) -> None:
+        """A fill-in-the-middle completion: the prompt's prefix and suffix (Qwen's sentinels) to fake.fills."""
+        if self.fake.fills is None:
+            self._json(404, {"error": {"message": "no completions endpoint", "type": "not_found"}})
+            return
+        prompt = str(body.get("prompt", ""))
+        prefix, _, rest = prompt.removeprefix("<|fim_prefix|>").partition("<|fim_suffix|>")
+        suffix = rest.removesuffix("<|fim_middle|>")
+        with self.fake.lock:
+            self.fake.filled.append(body)
+        middle = self.fake.fills(prefix, suffix)
+        choices = [{"index": n, "text": middle, "finish_reason": "stop"} for n in range(int(body.get("n") or 1))]
+        self._json(200, {"id": "cmpl-fake", "object": "text_completion", "created": int(time.time()),
+                         "model": body.get("model", self.fake.model), "choices": choices,
+                         "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": len(middle) // 4 + 1,
+                                   "total_tokens": len(prompt) // 4 + len(middle) // 4 + 1}})
 
     # ---- replies --------------------------------------------------------------------------------
     def _calls(self, turn) -> list[tuple[str, str, str | None]]:

@@ -178,7 +178,8 @@ def read_file(ctx: Context, path: str, start_line: int = 1, end_line: int | None
     if last < wanted:
         body += f"\n[lines {last + 1}-{wanted} not shown ({READ_PAGE_LINES} lines per read); " \
                 f"read on with start_line={last + 1}]"
-    return result(True, body, total_lines=total, next_start_line=last + 1 if last < wanted else None)
+    return result(True, body, total_lines=total, next_start_line=last + 1 if last < wanted else None,
+                  text="".join(line + "\n" for line in lines[start_line - 1:last]))
 
 
 def numbered(lines: list[str], first: int, last: int) -> str:

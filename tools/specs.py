@@ -1,7 +1,6 @@
-"""Every tool, declared once: its name (the class name), description (the docstring), typed parameters, kind, whether
---tools core offers it, its tools/ module (a function of the same name; a host tool with one has a sandbox half) and
-details model. The host makes the model's schemas, validation and tool groups from these, the tool server its dispatch
-table. Descriptions name an argument's form, never a value: small models copy them."""
+"""Every tool, declared once: name (the class's), description (the docstring), parameters, kind, whether --tools core
+offers it, its tools/ module (a host tool's is its sandbox half), details model. The host's schemas and tool groups
+and the server's dispatch table come from these. Descriptions name a form, never a value: small models copy them."""
 
 from __future__ import annotations
 
@@ -53,6 +52,7 @@ class FoundDetails(Details):
 class ReadDetails(Details):
     total_lines: int = 0
     next_start_line: int | None = Field(None, description="where a paged read goes on; None at the end")
+    text: str = Field("", description="the lines shown, without their numbers, each ended by a newline")
 
 
 class Definition(BaseModel):

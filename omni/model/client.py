@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from omni.errors import ModelError
 from omni.model import structured
 from omni.model.endpoint import ModelConfig
+from omni.model.infill import Infill
 from omni.model.sampling import Sampler
 from omni.model.slots import Slots
 from omni.model.textmode import TextFormatError, parse_actions
@@ -35,6 +36,7 @@ class ChatModel:
         self.cost_kind = self.transport.pricing.kind
         self.sampler = Sampler(self.transport, self._emit)
         self._request = self.transport.request
+        self._infill: list[Infill | None] = []  # the endpoint's infilling, once probed
 
     # ---- public -------------------------------------------------------------------------------
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
@@ -117,6 +119,15 @@ class ChatModel:
 
     def slots(self) -> Slots | None:
         return self.sampler.slots()
+
+    def infill(self) -> Infill | None:
+        """Fill in the middle with this model (omni/model/infill.py), probed once; None where its family is not
+        known to be trained on it or the endpoint does not answer it."""
+        if not self._infill:
+            self._infill.append(Infill.probed(self.transport))
+            self._emit("infill", available=self._infill[0] is not None,
+                       format=self._infill[0].format.prefix if self._infill[0] else "")
+        return self._infill[0]
 
     def structured(self) -> bool:
         """Whether this endpoint constrains replies to a JSON schema (omni/model/structured.py)."""

@@ -102,11 +102,25 @@ class Transport:
             kwargs["temperature"] = temperature
         if max_tokens or self.config.max_tokens:
             kwargs["max_tokens"] = max_tokens or self.config.max_tokens
+        send = self._choices if n else self._stream if self.config.stream else self._plain
+        return self._retried(lambda: send(kwargs))
+
+    def fill(self, prompt: str, n: int, temperature: float, max_tokens: int, stop: list[str]) -> list[Reply]:
+        """n completions of a raw prompt (the completions endpoint, not chat: omni/model/infill.py), the usage
+        counted on the first, as for n chat choices."""
+        def send() -> list[Reply]:
+            response = self.client.completions.create(model=self.config.model, prompt=prompt, n=n, stop=stop,
+                                                      temperature=temperature, max_tokens=max_tokens)
+            return self._shared(response, [(c.text or "", c.finish_reason) for c in response.choices])
+        return self._retried(send)
+
+    def _retried(self, send: Callable[[], Any]) -> Any:
+        """send(), again after a rate limit, a server error or a broken connection, within the attempts and the
+        wait budget; a refused first connection, a context overflow and other statuses are errors at once."""
         waited = 0.0
         for attempt in range(1, self.config.max_attempts + 1):
             try:
-                send = self._choices if n else self._stream if self.config.stream else self._plain
-                reply = send(kwargs)
+                reply = send()
                 self._answered = True
                 return reply
             except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError, *_TRANSPORT) as exc:
@@ -171,17 +185,20 @@ class Transport:
         """Every choice of one request. Servers count completion tokens differently for n > 1 (llama.cpp
         reports one choice's), so each reply carries its own share, at least ~4 characters a token."""
         response = self.client.chat.completions.create(**kwargs)
+        return self._shared(response, [(c.message.content or "", c.finish_reason) for c in response.choices])
+
+    def _shared(self, response: Any, choices: list[tuple[str, str | None]]) -> list[Reply]:
+        """A reply per (text, finish reason) of one response, each with its share of the usage."""
         usage = self._usage(getattr(response, "usage", None))
         replies = []
-        each = usage.completion_tokens // max(1, len(response.choices))
-        for choice in response.choices:
-            text = choice.message.content or ""
+        each = usage.completion_tokens // max(1, len(choices))
+        for text, finish_reason in choices:
             first = not replies  # the prompt and the cost are counted once, on the first choice
             share = Usage(prompt_tokens=usage.prompt_tokens if first else 0,
                           cached_tokens=usage.cached_tokens if first else 0,
                           completion_tokens=max(len(text) // 4, each), cost_kind=usage.cost_kind,
                           cost=usage.cost if first or usage.cost is None else 0.0)
-            replies.append(Reply(text=text, finish_reason=choice.finish_reason, usage=share))
+            replies.append(Reply(text=text, finish_reason=finish_reason, usage=share))
         return replies
 
     def _plain(self, kwargs: dict[str, Any]) -> Reply:

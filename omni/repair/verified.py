@@ -45,7 +45,9 @@ from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
 from omni.repair.block import Block, around, inside, marked, spliced
+from omni.repair.decided import decide, is_step, next_note
 from omni.repair.gaps import lines_added, numbered
+from omni.repair.infilled import Infilling
 from omni.repair.merged import merges
 from omni.repair.mutants import MAX_MUTANTS, mutants
 from omni.repair.inputs import ignored_parameters, special_cases
@@ -67,7 +69,7 @@ WHOLE_SUITE_S = 20  # a suite that ran this fast at the start is what a passing 
 class VerifiedRepair:
     def __init__(self, model: Model, sandbox: Sandbox, prompts: Prompts, events: Events, meter: UsageMeter,
                  check: Callable[[], Check], samples: int, reading: GoalReading, mechanical: bool = True,
-                 blocks: int | None = None, lines: bool = False):
+                 blocks: int | None = None, lines: bool = False, infilling: Infilling | None = None):
         self.model, self.sandbox, self.prompts, self.events, self.meter = model, sandbox, prompts, events, meter
         self.check, self.samples, self.reading = check, samples, reading
         self.mechanical, self.blocks = mechanical, blocks  # blocks: rewritten in definitions this long; None: off
@@ -78,6 +80,7 @@ class VerifiedRepair:
         self.mutated: set[tuple[str, str]] = set()  # definitions whose mechanical candidates were tried
         self.unsampled: set[tuple[str, str]] = set()  # definitions to try by their mechanical candidates alone
         self.seconds_each: float | None = None  # what trying one candidate took, in the last round
+        self.infilling = infilling  # the infilled candidates (omni/repair/infilled.py); None: off
 
     def propose_fixes(self, path: str, symbol: str, note: str = "") -> ToolResult:
         check = self.check()
@@ -88,14 +91,15 @@ class VerifiedRepair:
             return ToolResult.fail("tool_error", "there is no check to try fixes against: no test fails and the "
                                    "goal gives no example. Fix the code with an edit, or write a failing test first.")
         found, imports, whole = self.sandbox.run_tool("read_symbol", {"symbol": symbol, "path": path}, 60), "", ""
-        block, near, then, size = None, frozenset(), (), 0
+        block, near, then, size, start = None, frozenset(), (), 0, 0
         if found.success:
             read = details("read_symbol", found)
-            whole, size = read.sources[0], read.definitions[0].end - read.definitions[0].start + 1
+            start, whole = read.definitions[0].start, read.sources[0]
+            size = read.definitions[0].end - start + 1
             source = without_docstring(whole)
-            block = self._block(path, symbol, read.definitions[0].start, whole, size, len(source.splitlines()))
-            near, then = _tiers(self.focus.get((path, symbol), ()), self.ran.get((path, symbol), ()),
-                                read.definitions[0].start, whole, source, self.reading.plain)
+            block = self._block(path, symbol, start, whole, size, len(source.splitlines()))
+            near, then = _tiers(self.focus.get((path, symbol), ()), self.ran.get((path, symbol), ()), start, whole,
+                                source, self.reading.plain)
         elif (imports := _new(self.sandbox, path, symbol, check)) is not None:
             source = ""  # not written yet: the candidates are new functions, added at the end of path
         else:
@@ -113,11 +117,8 @@ class VerifiedRepair:
         for round_number in range(1 if alone else ROUNDS_PER_CALL):
             rounds = [] if alone else [partial(self._sampled, path, symbol, whole, source, block, imports, check,
                                               probes, note, failure), partial(merges, whole, rows)]
-            if round_number == 0 and self.mechanical and source and (path, symbol) not in self.mutated:
-                self.mutated.add((path, symbol))  # the mechanical ones once a definition
-                first, rest = (lambda: (made(FIRST_MUTANTS), "mechanical"),  # the likeliest, timed; then the rest
-                               lambda: (made(_affordable(self.seconds_each))[FIRST_MUTANTS:], "mechanical"))
-                rounds = [first, rest, *rounds] if check.tests else [first, *rounds, rest]  # examples: samples too
+            if round_number == 0 and source:
+                rounds = self._cheap(rounds, path, symbol, start, whole, made, bool(check.tests), not alone or long)
             if self.lines and not alone and not block and source and (path, symbol) not in self.gapped:
                 self.gapped.add((path, symbol))  # asked once a definition, last
                 rounds.append(partial(lines_added, self.model, self.meter, self._messages(
@@ -128,17 +129,34 @@ class VerifiedRepair:
                 tried = self._round(path, symbol, whole, codes, check, probes, how, rows, votes)
                 if isinstance(tried, ToolResult):
                     return tried
-                baseline, sampled = tried or baseline, sampled or how != "mechanical"
+                baseline, sampled = tried or baseline, sampled or how not in ("mechanical", "infilled")
                 ranked = _ranked(rows, votes, probes, baseline)
                 if _settled(ranked) and (sampled or alone or check.tests):  # examples alone: the samples too
                     break
             copies = sum(1 for _, _, o in rows if o and o.unchanged)
             if _settled(ranked):
                 break
-            note = _next_note(note, ranked, copies)
+            note = next_note(note, ranked, copies)
         if alone and not _settled(ranked):
             return _unfixed_alone(symbol, size if long else 0, path, self.focus.get((path, symbol), ()), ranked)
-        return self._decide(path, symbol, ranked, votes, len(rows), copies)
+        return decide(self.sandbox, self.events, path, symbol, ranked, votes, len(rows), copies)
+
+    def _cheap(self, rounds: list, path: str, symbol: str, start: int, whole: str, made: Callable,
+               tests: bool, infill: bool) -> list:
+        """The call's rounds with the cheap candidates put in, once a definition: the mechanical ones (made: the
+        likeliest, timed, then the rest; with the goal's examples alone as the check, the rest after the samples),
+        then, where infill, the infilled ones (omni/repair/infilled.py), before the samples."""
+        if self.mechanical and (path, symbol) not in self.mutated:
+            self.mutated.add((path, symbol))
+            first, rest = (lambda: (made(FIRST_MUTANTS), "mechanical"),
+                           lambda: (made(_affordable(self.seconds_each))[FIRST_MUTANTS:], "mechanical"))
+            rounds = [first, rest, *rounds] if tests else [first, *rounds, rest]
+        if infill and self.infilling:
+            at = next((n for n, make in enumerate(rounds) if getattr(make, "func", None) == self._sampled),
+                      len(rounds))
+            rounds[at:at] = self.infilling.rounds(path, symbol, start, whole, self.focus.get((path, symbol), ()),
+                                                  self.ran.get((path, symbol), ()))
+        return rounds
 
     def _sampled(self, path: str, symbol: str, whole: str, source: str, block: Block | None, imports: str,
                  check: Check, probes: Probes, note: str, failure: str) -> tuple[list[str], str]:
@@ -215,56 +233,6 @@ class VerifiedRepair:
                              message=outcome.message if outcome else "")
         return baseline
 
-    def _decide(self, path: str, symbol: str, ranked: list, votes: dict, asked: int, copies: int) -> ToolResult:
-        if not ranked:
-            why = ("each was the code as it is now" if copies == asked else
-                   "no code, or a syntax or lint error" + (f"; {copies} were the code unchanged" if copies else ""))
-            return ToolResult.fail("edit_failed", f"none of the {asked} candidate rewrites of {symbol} could be "
-                                   f"applied ({why}). Edit the code yourself.")
-        n, code, outcome = ranked[0]
-        said = f"{asked} candidate rewrites of {symbol} tried in a scratch copy"
-        if outcome.passes and outcome.breaks:
-            how = f" The first fails so:\n{outcome.message}\n" if outcome.message else " "
-            return ToolResult.fail("tests_failed", f"{said}; the best (candidate {n}) passes the check but breaks "
-                                   f"tests that passed before: {', '.join(outcome.breaks[:3])}.{how}Its code:\n"
-                                   f"```python\n{code}\n```\nKeep what it fixes, and edit the code so those pass too.",
-                                   details={"near": _next_note("", ranked, 0)})  # for the strategy: a near miss
-        step = next((r for r in ranked if _step(r[2])), None) if not outcome.passes else None
-        if step is not None:
-            return self._step_taken(path, symbol, step, said)
-        if not outcome.passes:
-            what = outcome.message or ", ".join(outcome.failing[:3]) or "the goal's examples do not hold"
-            return ToolResult.fail("tests_failed", f"{said}; none passes the check. The best (candidate {n}) still "
-                                   f"fails: {what}. Its code:\n```python\n{code}\n```\nWork out from the "
-                                   "failure what it must do differently, and edit the code.")
-        applied = self._apply(path, symbol, outcome.tidied or code)
-        if not applied.success:
-            return applied
-        tidied = " with ruff's safe fixes for the lint findings it added" if outcome.tidied else ""
-        lint = (f"\nIt adds lint findings the finish gate will hold against the run: {'; '.join(outcome.lint[:3])}. "
-                "Clear them with an edit that keeps what it does." if outcome.lint else "")
-        return ToolResult.ok(f"{said}; candidate {n} passes the check ({votes[outcome.shape]} of {asked} wrote "
-                             f"it) and is applied{tidied}.{lint}\n{applied.output}", details=applied.details)
-
-    def _apply(self, path: str, symbol: str, code: str) -> ToolResult:
-        return self.sandbox.run_tool("replace_symbol", {"path": path, "symbol": symbol, "new_source": code}, 120)
-
-    def _step_taken(self, path: str, symbol: str, step: tuple, said: str) -> ToolResult:
-        """No candidate passes the whole check, and one is a step toward it (_step): it is applied, and the result
-        says so and what still fails (a fault in two places: the other place's own tests). Not a success: the check
-        still fails; `details.step` says where it was applied, for the strategy."""
-        n, code, outcome = step
-        applied = self._apply(path, symbol, outcome.tidied or code)
-        if not applied.success:
-            return applied
-        self.events.emit("step_applied", target=f"{path}:{symbol}", candidate=n, still_failing=outcome.failing)
-        return ToolResult.fail("tests_failed", f"{said}; none passes the whole check, but candidate {n} makes some "
-                               f"of its failing tests pass and breaks none, and is applied. Still failing: "
-                               f"{', '.join(outcome.failing[:5])}" + (f"\n{outcome.message}" if outcome.message
-                                                                      else "")
-                               + "\nThe rest may need a change somewhere else.",
-                               details={"step": {"path": path, "symbol": symbol, "still_failing": outcome.failing}})
-
 
 def _new(sandbox: Sandbox, path: str, symbol: str, check: Check) -> str | None:
     """When symbol is not written yet and goes in path (a Python file that exists): a function the check calls
@@ -322,21 +290,6 @@ def _ranked(rows: list, votes: dict[str, int], probes: Probes, baseline: list[di
         not r[2].passes, len(r[2].breaks), len(r[2].failing), -alike[seen[r[0]][0]] if r[2].passes else 0,
         seen[r[0]][1], len(r[2].lint), -votes[r[2].shape], r[2].diff_lines))
 
-def _next_note(note: str, ranked: list, copies: int) -> str:
-    """The next round's note: how the best candidate so far still went wrong, and how many candidates
-    were the code unchanged. Not the candidate's code: a small model shown a rewrite writes it again."""
-    parts = [note] if note else []
-    if ranked:
-        outcome = ranked[0][2]
-        parts.append(f"a rewrite that made the check pass broke {', '.join(outcome.breaks[:3])}"
-                     + (f", the first so: {outcome.message}" if outcome.message else "")
-                     if outcome.passes else "a rewrite tried before still failed: "
-                     + (outcome.message or ", ".join(outcome.failing[:2]) or "the check"))
-    if copies:
-        parts.append(f"{copies} rewrite(s) were the code unchanged; change what is wrong")
-    return "; ".join(parts) + "."
-
-
 def _unfixed_alone(symbol: str, size: int, path: str, lines: tuple[int, ...], ranked: list) -> ToolResult:
     """A definition tried by its one-change candidates alone (size: its length when it is too long to ask for whole,
     else 0: swept, its rewrite to come, the opening's target as much as a later suspect), which found no fix: where to
@@ -352,7 +305,7 @@ def _unfixed_alone(symbol: str, size: int, path: str, lines: tuple[int, ...], ra
              "and none passes the check without breaking tests" if ranked else "no one-change edit of it applies")
     what = f"{symbol} is {size} lines, too long to rewrite whole" if size else \
         f"{symbol} was tried by one-change edits alone (no rewrite of it asked yet)"
-    near = {"near": _next_note("", ranked, 0)} if best and best.passes and not size else {}  # sampled next: right place
+    near = {"near": next_note("", ranked, 0)} if best and best.passes and not size else {}  # sampled next: right place
     moved = sum(bool(getattr(o, "progress", False)) for _, _, o in ranked)  # made some failing tests pass
     return ToolResult.fail("tests_failed", f"{what}; {tried}.{how}{where} Read those lines, and edit the ones at "
                            "fault.", details=near | {"moved": moved})
@@ -373,7 +326,7 @@ def _judged(outcome, code: str, source: str, check: Check, probes: Probes, basel
     """The outcome, not passing when it leaves a call the goal says goes wrong as it was, when it stops
     reading a parameter that the code as it is (source; "" for a new function) reads, or when it tests for
     a value the goal's examples are written with."""
-    if not outcome.passes and not _step(outcome):
+    if not outcome.passes and not is_step(outcome):
         return outcome
     if ignored := ignored_parameters(source, code):
         names = ", ".join(f"`{name}`" for name in ignored)
@@ -384,9 +337,3 @@ def _judged(outcome, code: str, source: str, check: Check, probes: Probes, basel
     elif not (miss := left_as_it_was(probes, baseline, outcome.probes)):
         return outcome
     return outcome.model_copy(update={"passes": False, "progress": False, "message": miss})
-
-
-def _step(outcome) -> bool:
-    """Whether a candidate that does not pass the check is a step toward it: some of the check's tests that fail
-    now pass with it, no other fails, and no test that passed before breaks."""
-    return bool(getattr(outcome, "progress", False)) and not outcome.passes and not outcome.breaks

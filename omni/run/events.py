@@ -30,6 +30,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "warning": ("message",),
     "structured_output": ("supported", "base_url"),
     "slots": ("total",),
+    "infill": ("available", "format"),
     "candidate": ("id", "target", "asked", "parsed", "applied", "passes", "failing", "diff_lines", "votes", "error",
                   "code", "breaks", "message", "lint"),
     "image_build": ("tag", "line"),

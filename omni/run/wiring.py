@@ -28,6 +28,7 @@ from omni.loop.agent import Agent, AgentConfig, Hooks, Parts, Task
 from omni.model.relay import ChatRelay
 from omni.model.usage import UsageMeter
 from omni.prompts import Prompts
+from omni.repair.infilled import Infilling
 from omni.repair.strategy import RepairStrategy
 from omni.repair.verified import VerifiedRepair
 from omni.results import Action, ToolResult
@@ -153,8 +154,7 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     if delegated:
         strategy = DelegatedRun(INTERACTIVE if delegated.interactive else delegated.instruction, delegated.files)
     else:
-        repair = VerifiedRepair(parts.model, sandbox, prompts, events, meter, check, s.samples, reading, s.mechanical,
-                                s.block_from if s.block_rewrites else None, s.missing_lines) if s.samples > 1 else None
+        repair = verified_repair(s, parts, events, meter, check, reading)
         strategy = RepairStrategy(repair, parts.toolbox, CheckNow(sandbox, check), reading, events,
                                   opening=s.opening_repair, finish_on_check=s.finish_on_check)
     task = Task(request.goal, system, files, context=context, code=code, briefing=lambda: "\n\n".join(p for p in (
@@ -185,6 +185,16 @@ def build_agent(request, s: Settings, parts: Parts, workspace: Workspace, events
     config = AgentConfig(max_steps=s.max_steps, max_cost=s.max_cost, timeout=s.timeout)
     agent = Agent(task, parts, hooks, config, meter)
     return agent
+
+
+def verified_repair(s: Settings, parts: Parts, events, meter: UsageMeter, check, reading: GoalReading):
+    """Verified repair (omni/repair/verified.py) as the settings have it; None with --samples 1."""
+    if s.samples < 2:
+        return None
+    model, sandbox = parts.model, parts.sandbox
+    return VerifiedRepair(model, sandbox, parts.prompts, events, meter, check, s.samples, reading, s.mechanical,
+                          s.block_from if s.block_rewrites else None, s.missing_lines,
+                          Infilling(model, sandbox, meter, reading.plain) if s.infill else None)
 
 
 def goal_scope(reading: GoalReading, base: TestState, events) -> GoalTests:
