@@ -20,7 +20,7 @@ from omni.model.transport import Transport
 from omni.results import Usage
 
 MAX_PREFIX = 3000  # characters of the file before the hole (about 800 tokens): the definition and some context
-MAX_SUFFIX = 2000  # characters after it
+MAX_SUFFIX = 1000  # characters after it (the definition's, no further)
 
 
 @dataclass(frozen=True)

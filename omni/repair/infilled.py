@@ -14,6 +14,7 @@ its place and the definition that results is one candidate, checked like any oth
 from __future__ import annotations
 
 import ast
+import textwrap
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -25,12 +26,14 @@ from omni.protocols import Model, Sandbox
 from omni.repair.rewritten import parses, shape, without_docstring
 from omni.repair.worded import worded_lines
 
-PARTS = 3  # expressions cut out of one line, the largest first
+PARTS = 2  # expressions cut out of one line, the largest first
 MIN_PART = 1  # characters an expression must have to be cut out
 LINES = 4  # suspicious lines of one definition whose holes are filled, best first
+UNRANKED = 8  # a definition with no line the tests or the goal's words point to: its lines, when it has so few
 SAMPLES = 2  # sampled fills of each hole, beside the greedy one
 TEMPERATURE = 0.8
 ROUND_S = 90  # seconds one definition's fills may take in all; the holes left are not asked
+SWEPT_S = 30  # in a sweep (a definition too long to rewrite whole): its best line alone, this long at most
 
 
 class Infilling:
@@ -45,10 +48,12 @@ class Infilling:
         self.done: set[tuple[str, str]] = set()  # definitions whose holes were filled
 
     def rounds(self, path: str, symbol: str, start: int, whole: str, best: Iterable[int],
-               ran: Iterable[Iterable[int]]) -> list[Callable[[], tuple[list[str], str]]]:
+               ran: Iterable[Iterable[int]], swept: bool = False) -> list[Callable[[], tuple[list[str], str]]]:
         """The rounds of the definition `whole` at file line start: one per line the failing tests point to (file
         lines: its best, then the others they ran, by tier; none known: those whose names share a word with the
-        goal), up to LINES. None when it was filled before, or its file cannot be read as the definition's text."""
+        goal; none of those either: a short definition's lines in order), up to LINES; swept: a definition's sweep,
+        its best line alone, SWEPT_S at most. None when it was filled before, or its file cannot be read as the
+        definition's text."""
         if (path, symbol) in self.done or (self.infill or self.model.infill()) is None:
             return []
         self.infill = self.model.infill()
@@ -57,11 +62,12 @@ class Infilling:
         text = self._text(path, end)
         if "".join(text.splitlines(keepends=True)[start - 1:end]).rstrip() != whole.rstrip() or "\ufffd" in text:
             return []  # not the definition read (or bytes that are not UTF-8, which a candidate would not keep)
-        wanted = list(dict.fromkeys([*best, *(n for tier in ran for n in tier)])) or \
-            [start + n - 1 for n in sorted(worded_lines(whole, self.words))]
+        wanted = [n for n in dict.fromkeys([*best, *(n for tier in ran for n in tier)]) if start < n <= end] or \
+            [start + n - 1 for n in sorted(worded_lines(whole, self.words))] or _short(text, start, end)
         began: list[float] = []  # when the first of them asked for a fill
-        return [lambda line=line: (self._fill(text, line, start, end, whole, began), "infilled")
-                for line in [n for n in wanted if start < n <= end][:LINES]]
+        seconds = SWEPT_S if swept else ROUND_S
+        return [lambda line=line: (self._fill(text, line, start, end, whole, began, seconds), "infilled")
+                for line in [n for n in wanted if start < n <= end][:1 if swept else LINES]]
 
     def _text(self, path: str, end: int) -> str:
         """The file's lines 1..end, as read_file gives them (a page at a time); "" when they cannot be read."""
@@ -74,13 +80,14 @@ class Infilling:
             text, line = text + read.text, read.next_start_line
         return text
 
-    def _fill(self, text: str, line: int, start: int, end: int, whole: str, began: list[float]) -> list[str]:
+    def _fill(self, text: str, line: int, start: int, end: int, whole: str, began: list[float],
+              seconds: float) -> list[str]:
         """The candidates of one line's holes (without the definition's docstring, as every candidate is written),
-        while the definition's time lasts (ROUND_S from its first fill)."""
+        while the definition's time lasts (seconds from its first fill)."""
         original, made = without_docstring(whole), []
         began[:] = began or [time.monotonic()]
         for hole in holes(text, [line]):
-            if time.monotonic() - began[0] > ROUND_S:
+            if time.monotonic() - began[0] > seconds:
                 break
             cut = masked(text, hole, start, end)
             fills, usage = self.infill.fill(cut, SAMPLES, TEMPERATURE, one_line=hole.one_line)
@@ -154,8 +161,9 @@ def candidates(hole_text: Masked, hole: Hole, fills: list[str], original: str) -
     seen = {shape(original)}
     for fill in fills:
         rows = fill.splitlines(keepends=True)
-        if hole.one_line:
-            options = [rows[0].rstrip("\r\n")] if rows else []
+        if hole.one_line:  # the fill's first line; also without the rest of the hole's line, when it wrote it again
+            line, rest = (rows[0].rstrip("\r\n") if rows else ""), hole_text.tail.split("\n", 1)[0].rstrip()
+            options = [line, line[:-len(rest)]] if rest.strip() and line.endswith(rest) else [line] if rows else []
         elif hole.kind == "statement":
             options = [fill.rstrip("\r\n")] if fill.strip() else []
         else:
@@ -168,6 +176,20 @@ def candidates(hole_text: Masked, hole: Hole, fills: list[str], original: str) -
             seen.add(shape(code))
             made.append(code)
     return made
+
+
+def _short(text: str, start: int, end: int) -> list[int]:
+    """The code lines of a definition (lines start..end of text) after its first, in order, when it has at most
+    UNRANKED of them; else none (its first lines would be a guess). A docstring's lines are not code."""
+    try:
+        tree = ast.parse(textwrap.dedent("".join(text.splitlines(keepends=True)[start - 1:end])))
+    except SyntaxError:
+        return []
+    doc = ast.get_docstring(tree.body[0], clean=False) if tree.body and hasattr(tree.body[0], "body") else None
+    skip = range(tree.body[0].body[0].lineno, tree.body[0].body[0].end_lineno + 1) if doc is not None else range(0)
+    rows = text.splitlines()
+    lines = [n for n in range(start + 1, end + 1) if _code(rows[n - 1]) and n - start + 1 not in skip]
+    return lines if len(lines) <= UNRANKED else []
 
 
 def _code(row: str) -> bool:

@@ -39,7 +39,7 @@ import ast
 import builtins
 import textwrap
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import PurePosixPath
 
@@ -189,16 +189,6 @@ def _suspect(spectrum: Spectrum, entry: dict) -> Target | None:
     return Target(found[0], found[1], f"the failing tests run it and the passing ones less: spectrum score "
                                       f"{entry['score']:.2f} at line {entry['lines'][0]}", tuple(entry["lines"]),
                   tuple(map(tuple, entry.get("ran", []))), found[2], score=float(entry["score"]))
-
-
-def with_lines(spectrum: Spectrum, target: Target | None) -> Target | None:
-    """target with the lines the failing tests point to in it, from the spectrum, when another rule named it (the
-    goal, a test's name, the one function the check calls): its candidates begin there."""
-    if target is None or target.lines:
-        return target
-    entry = next((e for e in spectrum.ranked() if (e["path"], e["symbol"]) == (target.path, target.symbol)), None)
-    return replace(target, lines=tuple(entry["lines"]), ran=tuple(map(tuple, entry.get("ran", [])))) if entry else \
-        target
 
 
 def tied(spectrum: Spectrum, target: Target) -> bool:

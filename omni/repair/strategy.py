@@ -11,7 +11,7 @@ from omni.goal.reading import GoalReading
 from omni.protocols import Events
 from omni.repair.block import MAX_DEFINITION
 from omni.repair.lineup import MAX_SWEPT, ROUNDS, Lineup
-from omni.repair.localize import Spectrum, Target, chained, fix_target, suspects, tied, values_of, with_lines
+from omni.repair.localize import Spectrum, Target, chained, fix_target, suspects, tied, values_of
 from omni.repair.verified import VerifiedRepair
 from omni.results import Action, ToolResult
 
@@ -113,8 +113,8 @@ class RepairStrategy:
             return None
         self.events.emit("phase", name="looking for the definition to repair")
         self.spectrum = self._spectrum(check)
-        target = with_lines(self.spectrum, fix_target(self.repair.sandbox, self.reading, check.tests,
-                                                      [e["expression"] for e in check.examples], self.spectrum))
+        target = fix_target(self.repair.sandbox, self.reading, check.tests, [e["expression"] for e in check.examples],
+                            self.spectrum)
         if target is None:
             return self.next_suspect()
         if self.lineup.sweeps and not self.reading.fix and tied(self.spectrum, target):  # the cheap first, a tie's too

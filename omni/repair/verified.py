@@ -118,7 +118,7 @@ class VerifiedRepair:
             rounds = [] if alone else [partial(self._sampled, path, symbol, whole, source, block, imports, check,
                                               probes, note, failure), partial(merges, whole, rows)]
             if round_number == 0 and source:
-                rounds = self._cheap(rounds, path, symbol, start, whole, made, bool(check.tests), not alone or long)
+                rounds = self._cheap(rounds, path, symbol, start, whole, made, bool(check.tests), alone, long)
             if self.lines and not alone and not block and source and (path, symbol) not in self.gapped:
                 self.gapped.add((path, symbol))  # asked once a definition, last
                 rounds.append(partial(lines_added, self.model, self.meter, self._messages(
@@ -142,20 +142,21 @@ class VerifiedRepair:
         return decide(self.sandbox, self.events, path, symbol, ranked, votes, len(rows), copies)
 
     def _cheap(self, rounds: list, path: str, symbol: str, start: int, whole: str, made: Callable,
-               tests: bool, infill: bool) -> list:
+               tests: bool, alone: bool, long: bool) -> list:
         """The call's rounds with the cheap candidates put in, once a definition: the mechanical ones (made: the
         likeliest, timed, then the rest; with the goal's examples alone as the check, the rest after the samples),
-        then, where infill, the infilled ones (omni/repair/infilled.py), before the samples."""
+        then the infilled ones (omni/repair/infilled.py) before the samples: none in a sweep (alone: the mechanical
+        ones alone), but for a definition too long to rewrite whole, whose rounds are all sweeps (its best line)."""
         if self.mechanical and (path, symbol) not in self.mutated:
             self.mutated.add((path, symbol))
             first, rest = (lambda: (made(FIRST_MUTANTS), "mechanical"),
                            lambda: (made(_affordable(self.seconds_each))[FIRST_MUTANTS:], "mechanical"))
             rounds = [first, rest, *rounds] if tests else [first, *rounds, rest]
-        if infill and self.infilling:
+        if self.infilling and (long or not alone):
             at = next((n for n, make in enumerate(rounds) if getattr(make, "func", None) == self._sampled),
                       len(rounds))
             rounds[at:at] = self.infilling.rounds(path, symbol, start, whole, self.focus.get((path, symbol), ()),
-                                                  self.ran.get((path, symbol), ()))
+                                                  self.ran.get((path, symbol), ()), swept=alone)
         return rounds
 
     def _sampled(self, path: str, symbol: str, whole: str, source: str, block: Block | None, imports: str,
