@@ -21,9 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from failures import _changed_lines, bug_definitions  # noqa: E402
-from reach import READABLE, definition, file_at, same  # noqa: E402
-from run_tasks import TASKS, prepare, selected  # noqa: E402
+from reach import readable, same, sites  # noqa: E402
 
 from omni.model.endpoint import ModelConfig  # noqa: E402
 from omni.model.infill import Infill  # noqa: E402
@@ -32,31 +30,24 @@ from omni.repair.infilled import candidates, holes, masked  # noqa: E402
 
 
 def reach(task: dict, work: Path, infill: Infill, samples: int) -> list[dict]:
-    repo = prepare(task, work)
-    patch = (task["dir"] / "bug.patch").read_text()
-    changed = _changed_lines(patch)
     rows = []
-    for right in bug_definitions(patch, repo):
-        path, _, name = right.partition(":")
-        text = file_at(repo, "HEAD", path)
-        bugged, upstream = definition(text, name), definition(file_at(repo, "HEAD~1", path), name)
-        if bugged is None or upstream is None:
-            rows.append({"task": task["id"], "definition": right, "reach": "not a definition on both sides"})
+    for site in sites(task, work):
+        if isinstance(site, str):
+            rows.append({"task": task["id"], "definition": site, "reach": "not a definition on both sides"})
             continue
-        start, source = bugged
-        end = start + source.count("\n") - 1
-        lines = sorted({n for n, _ in changed.get(path, []) if start <= n <= end + 1})
+        end = site.start + site.source.count("\n") - 1
+        lines = sorted({n for n in site.changed if site.start <= n <= end + 1})
         began, asked, found, made = time.monotonic(), 0, None, 0
-        for hole in holes(text, lines):
-            cut = masked(text, hole, start, end)
+        for hole in holes(site.text, lines):
+            cut = masked(site.text, hole, site.start, end)
             fills, _ = infill.fill(cut, samples, one_line=hole.one_line)
             asked += 1
-            for code in candidates(cut, hole, fills, source):
+            for code in candidates(cut, hole, fills, site.source):
                 made += 1
-                if found is None and same(code, upstream[1]):
+                if found is None and same(code, site.upstream):
                     found = f"{hole.kind} of line {hole.line}, candidate {made}, hole {asked}"
-        rows.append({"task": task["id"], "definition": right, "lines": lines, "holes": asked, "candidates": made,
-                     "found": found, "seconds": round(time.monotonic() - began, 1),
+        rows.append({"task": task["id"], "definition": site.definition, "lines": lines, "holes": asked,
+                     "candidates": made, "found": found, "seconds": round(time.monotonic() - began, 1),
                      "reach": "yes" if found else "no"})
     return rows
 
@@ -68,11 +59,7 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("-n", "--samples", type=int, default=3, help="sampled fills besides the greedy one, per hole")
     opts = parser.parse_args()
-    wanted = [t for t in opts.tasks.split(",") if t]
-    tasks = [t for t in selected(TASKS, wanted, None) if t["half"] in READABLE] if wanted else \
-        [t for half in READABLE for t in selected(TASKS, [], half)]
-    if wanted and len(tasks) < len(wanted):
-        sys.exit("infill_reach.py reads bug patches: only tune-half and dev tasks (the check half stays unread)")
+    tasks = readable(opts.tasks, "infill_reach.py")
     infill = Infill.probed(Transport(ModelConfig(model=opts.model, base_url=opts.base_url, api_key="sk-local"),
                                      lambda kind, **data: None))
     if infill is None:

@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -52,24 +54,56 @@ def same(a: str, b: str) -> bool:
         return False
 
 
-def reach(task: dict, work: Path) -> list[dict]:
+@dataclass
+class Site:
+    """One definition a task's bug patch wrote into, on the bug commit: its file's text, where it begins, its
+    source and upstream's, and the file lines the patch wrote (or the line after a gap where it only removed lines)."""
+
+    definition: str  # path:Qual.name
+    text: str
+    start: int
+    source: str
+    upstream: str
+    changed: list[int]
+
+
+def sites(task: dict, work: Path) -> Iterator[Site | str]:
+    """The task's bug definitions, each a Site, or its name when it is not a definition on both sides."""
     repo = prepare(task, work)
     patch = (task["dir"] / "bug.patch").read_text()
     changed = _changed_lines(patch)
-    rows = []
     for right in bug_definitions(patch, repo):
         path, _, name = right.partition(":")
-        bugged, upstream = (definition(file_at(repo, rev, path), name) for rev in ("HEAD", "HEAD~1"))
+        text = file_at(repo, "HEAD", path)
+        bugged, upstream = definition(text, name), definition(file_at(repo, "HEAD~1", path), name)
         if bugged is None or upstream is None:
-            rows.append({"task": task["id"], "definition": right, "reach": "not a definition on both sides"})
+            yield right
             continue
-        start, source = bugged
-        near = frozenset(line - start + 1 for line, _ in changed.get(path, []))
+        yield Site(right, text, bugged[0], bugged[1], upstream[1], [line for line, _ in changed.get(path, [])])
+
+
+def readable(wanted: str, script: str) -> list[dict]:
+    """The tasks named (comma-separated), or all of the tune half and the dev tasks; the check half is refused."""
+    names = [t for t in wanted.split(",") if t]
+    tasks = [t for t in selected(TASKS, names, None) if t["half"] in READABLE] if names else \
+        [t for half in READABLE for t in selected(TASKS, [], half)]
+    if names and len(tasks) < len(names):
+        sys.exit(f"{script} reads bug patches: only tune-half and dev tasks (the check half stays unread)")
+    return tasks
+
+
+def reach(task: dict, work: Path) -> list[dict]:
+    rows = []
+    for site in sites(task, work):
+        if isinstance(site, str):
+            rows.append({"task": task["id"], "definition": site, "reach": "not a definition on both sides"})
+            continue
+        near = frozenset(line - site.start + 1 for line in site.changed)
         ranks = []
         for tier in (near, frozenset()):
-            found = mutants(source, limit=100_000, near=tier)
-            ranks.append(next((n + 1 for n, m in enumerate(found) if same(m, upstream[1])), None))
-        rows.append({"task": task["id"], "definition": right, "lines": source.count("\n"),
+            found = mutants(site.source, limit=100_000, near=tier)
+            ranks.append(next((n + 1 for n, m in enumerate(found) if same(m, site.upstream)), None))
+        rows.append({"task": task["id"], "definition": site.definition, "lines": site.source.count("\n"),
                      "rank_on_lines": ranks[0], "rank_in_order": ranks[1],
                      "reach": "no" if ranks[0] is None else "yes"})
     return rows
@@ -79,11 +113,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default="", help="comma-separated task names (tune half or dev)")
     opts = parser.parse_args()
-    wanted = [t for t in opts.tasks.split(",") if t]
-    tasks = [t for t in selected(TASKS, wanted, None) if t["half"] in READABLE] if wanted else \
-        [t for half in READABLE for t in selected(TASKS, [], half)]
-    if wanted and len(tasks) < len(wanted):
-        sys.exit("reach.py reads bug patches: only tune-half and dev tasks (the check half stays unread)")
+    tasks = readable(opts.tasks, "reach.py")
     rows = []
     for task in tasks:
         with tempfile.TemporaryDirectory(prefix="omni-reach-") as tmp:
