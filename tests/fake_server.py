@@ -17,7 +17,8 @@ Options on any reply turn: "delay": SECONDS (answered that much later),
 "finish_reason": "length" (a reply cut off at max_tokens; default "tool_calls" or "stop").
 When the script is exhausted the server answers 500 "script exhausted", so a test sees it.
 POST /v1/completions (fill in the middle) takes no turn: with fills=FUNCTION, a prompt in Qwen's sentinels is
-answered FUNCTION(prefix, suffix) in every choice (`n` of them) and recorded in `filled`; without, 404.
+answered FUNCTION(prefix, suffix) in every choice (`n` of them; None: HTTP 400) and recorded in `filled`; without,
+404.
 A turn with "plan": true goes to the first request for a plan (its last message asks for a high-level plan), which
 takes no other turn while one is so marked: omni asks for its first plan beside other work (a reproduction test, its
 opening round), so that request may come second.
@@ -175,6 +176,9 @@ class _Handler(BaseHTTPRequestHandler):
         with self.fake.lock:
             self.fake.filled.append(body)
         middle = self.fake.fills(prefix, suffix)
+        if middle is None:  # a server that fails the request
+            self._json(400, {"error": {"message": "the fill failed", "type": "invalid_request_error"}})
+            return
         choices = [{"index": n, "text": middle, "finish_reason": "stop"} for n in range(int(body.get("n") or 1))]
         self._json(200, {"id": "cmpl-fake", "object": "text_completion", "created": int(time.time()),
                          "model": body.get("model", self.fake.model), "choices": choices,

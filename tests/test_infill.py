@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import PLAN, make_repo, run_omni
+from conftest import PLAN, git, make_repo, run_omni
 from fake_server import FakeOpenAI
 from omni.model.endpoint import ModelConfig
 from omni.model.infill import QWEN, STARCODER, Infill, Masked, format_for
@@ -27,7 +27,8 @@ def transport(url: str, model: str = "qwen2.5-coder-1.5b") -> Transport:
 
 @pytest.mark.parametrize("name, fmt", [
     ("qwen2.5-coder-1.5b", QWEN), ("Qwen/Qwen2.5-Coder-7B-Instruct", QWEN), ("qwen2.5-coder:7b", QWEN),
-    ("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", QWEN), ("bigcode/starcoder2-3b", STARCODER),
+    ("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", QWEN), ("qwen/qwen-2.5-coder-32b-instruct", QWEN),
+    ("bigcode/starcoder2-3b", STARCODER),
     ("gpt-4.1-mini", None), ("llama3.1:8b", None), ("qwen2.5:7b", None), ("anthropic/claude-sonnet-4", None),
 ])
 def test_the_format_comes_from_the_model_family(name, fmt):
@@ -182,3 +183,39 @@ def test_no_infill_asks_no_fill(tmp_path, docker_engine):
         assert run.code == 0, run.stdout + run.stderr
         assert fake.filled == []
         assert {e["asked"] for e in run.events() if e["kind"] == "candidate"} == {"n"}
+
+
+def test_a_file_that_is_not_utf8_gets_no_fill_and_keeps_its_bytes(tmp_path, docker_engine):
+    """read_file shows bytes that are not UTF-8 as U+FFFD; a candidate made from that text would write them back
+    changed. So no hole of such a file is filled (the probe is the only fill asked), and the sampled fix that is
+    applied leaves the file's other bytes as they were."""
+    repo = make_repo(tmp_path / "repo", {"tests/test_textutil.py": SLUG["tests/test_textutil.py"]})
+    source = b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + SLUG["textutil.py"].encode()
+    (repo / "textutil.py").write_bytes(source)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a latin-1 module")
+    right = '```python\ndef slugify(title):\n    return "-".join(w.strip(".,!?") for w in title.lower().split())\n```'
+    with FakeOpenAI([{**PLAN, "plan": True}, {"choices": [right, right]}], fills=fills_the_missing_line) as fake:
+        run = run_omni(repo, "--yes", "--samples", "2", "--model", "qwen2.5-coder-1.5b",
+                       "slugify keeps capitals: slugify('Hello World!') gives 'Hello-World' instead of 'hello-world'",
+                       fake=fake, finish_on_check=True, opening_repair=True)
+        assert run.code == 0, run.stdout + run.stderr
+        assert len(fake.filled) == 1  # the probe alone
+        assert (repo / "textutil.py").read_bytes().startswith(b"# -*- coding: latin-1 -*-\n# caf\xe9\n")
+        assert b"title.lower()" in (repo / "textutil.py").read_bytes()
+
+
+def test_a_fill_the_server_fails_leaves_the_round_to_the_samples(tmp_path, docker_engine):
+    """A fill request that fails (HTTP 400 here) ends the definition's fills; the samples are asked as without them,
+    and the run goes on."""
+    repo = make_repo(tmp_path / "repo", SLUG)
+    right = '```python\ndef slugify(title):\n    return "-".join(w.strip(".,!?") for w in title.lower().split())\n```'
+    with FakeOpenAI([{**PLAN, "plan": True}, {"choices": [right, right]}],
+                    fills=lambda prefix, suffix: answers_probe(prefix, suffix) or None) as fake:
+        run = run_omni(repo, "--yes", "--samples", "2", "--model", "qwen2.5-coder-1.5b",
+                       "slugify keeps capitals: slugify('Hello World!') gives 'Hello-World' instead of 'hello-world'",
+                       fake=fake, finish_on_check=True, opening_repair=True)
+        assert run.code == 0, run.stdout + run.stderr
+        assert len(fake.filled) == 2  # the probe, and the first hole's fill, which failed
+        assert {e["asked"] for e in run.events() if e["kind"] == "candidate"} == {"n"}
+        assert "title.lower()" in (repo / "textutil.py").read_text()

@@ -118,6 +118,9 @@ def test_read_file_ranges_pages_and_refusals(box):
     assert ranged.splitlines()[-2].startswith("200|")
     assert ranged.splitlines()[-1] == "[lines 201-900 not shown (100 lines per read); read on with start_line=201]"
     assert "caf\ufffd ol\ufffd" in call(box, "read_file", path="latin1.txt").output
+    text = call(box, "read_file", path="pkg/shapes.py", start_line=13, end_line=14).details["text"]
+    assert text == "    def area(self):\n        return math.pi * self.r\n"  # the lines themselves, for omni's prompts
+    assert call(box, "read_file", path="big.txt").details["text"].count("\n") == 100  # a page's
     listed = call(box, "read_file", path="pkg")  # a directory: what a model reading "." wants is the listing
     assert listed.success and listed.output == "pkg is a directory; its files:\npkg/__init__.py\npkg/shapes.py"
     for args, message in [({"path": "data.bin"}, "binary file"),

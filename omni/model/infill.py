@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from omni.errors import ModelError
+from omni.errors import ContextLengthExceeded, ModelError
 from omni.model.transport import Transport
 from omni.results import Usage
 
@@ -43,7 +43,7 @@ CODELLAMA = Format("<PRE> ", " <SUF>", " <MID>", ("<EOT>", "</s>"))
 CODEGEMMA = Format("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>", ("<|file_separator|>", "<eos>"))
 
 FAMILIES = (  # a model name's words -> its format; the first that matches
-    (("qwen2.5-coder", "qwen2.5coder", "qwen3-coder", "codeqwen"), QWEN),
+    (("qwen2.5-coder", "qwen-2.5-coder", "qwen2.5coder", "qwen3-coder", "codeqwen"), QWEN),
     (("starcoder", "santacoder", "granite-code", "granite-3b-code", "granite-8b-code"), STARCODER),
     (("deepseek-coder",), DEEPSEEK),
     (("codellama", "code-llama"), CODELLAMA),
@@ -108,7 +108,7 @@ class Infill:
         hole = Masked.of("def add(a, b):\n    return a - b\n\n\nassert add(2, 3) == 5\n", 2, 2, 1, 2)
         try:
             fills, _ = infill.fill(hole, 0, one_line=True)
-        except ModelError:
+        except (ModelError, ContextLengthExceeded):
             return None
         return infill if fills and "+" in fills[0] and "<" not in fills[0] else None
 

@@ -1,14 +1,15 @@
 """Infilled candidates: cloze-style repair. A suspicious line, or one expression on it, is cut out of the file, and
 the model fills the hole from the code on both sides (omni/model/infill.py: fill in the middle). What a code model
 writes there is the code most natural in that place, and a fault is often the unnatural code: a bound one off, the
-wrong name, an operator, a clause left out. Where a line is missing, an empty hole before a suspicious line asks what
+wrong name, an operator, a clause left out. Where a line is missing, an empty hole beside a suspicious line asks what
 goes there. AlphaRepair (Xia and Zhang, 2022) showed the idea with a masked model; a fill-in-the-middle model takes
 holes of any size.
 
 The holes of one line, in the order they are asked: the line's expressions, each cut out alone (the largest first:
 the whole condition before one of its operands; the line's start and end kept, so the fill is one expression), then
-the whole line, then the gap before it. Each hole gives the greedy fill and a few sampled ones; each fill is put in
-its place and the definition that results is one candidate, checked like any other (omni/repair/verified.py).
+the whole line (or the whole statement that begins there), then the gaps before and after it. Each hole gives the
+greedy fill and a few sampled ones; each fill is put in its place and the definition that results is one candidate,
+checked like any other (omni/repair/verified.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from omni.box.toolbox import details
+from omni.errors import ContextLengthExceeded, ModelError
 from omni.model.infill import Masked
 from omni.model.usage import UsageMeter
 from omni.protocols import Model, Sandbox
@@ -64,9 +66,8 @@ class Infilling:
             return []  # not the definition read (or bytes that are not UTF-8, which a candidate would not keep)
         wanted = [n for n in dict.fromkeys([*best, *(n for tier in ran for n in tier)]) if start < n <= end] or \
             [start + n - 1 for n in sorted(worded_lines(whole, self.words))] or _short(text, start, end)
-        began: list[float] = []  # when the first of them asked for a fill
-        seconds = SWEPT_S if swept else ROUND_S
-        return [lambda line=line: (self._fill(text, line, start, end, whole, began, seconds), "infilled")
+        budget = Budget(SWEPT_S if swept else ROUND_S)
+        return [lambda line=line: (self._fill(text, line, start, end, whole, budget), "infilled")
                 for line in [n for n in wanted if start < n <= end][:1 if swept else LINES]]
 
     def _text(self, path: str, end: int) -> str:
@@ -80,17 +81,19 @@ class Infilling:
             text, line = text + read.text, read.next_start_line
         return text
 
-    def _fill(self, text: str, line: int, start: int, end: int, whole: str, began: list[float],
-              seconds: float) -> list[str]:
+    def _fill(self, text: str, line: int, start: int, end: int, whole: str, budget: Budget) -> list[str]:
         """The candidates of one line's holes (without the definition's docstring, as every candidate is written),
-        while the definition's time lasts (seconds from its first fill)."""
+        while the definition's budget lasts."""
         original, made = without_docstring(whole), []
-        began[:] = began or [time.monotonic()]
         for hole in holes(text, [line]):
-            if time.monotonic() - began[0] > seconds:
+            if budget.spent():
                 break
             cut = masked(text, hole, start, end)
-            fills, usage = self.infill.fill(cut, SAMPLES, TEMPERATURE, one_line=hole.one_line)
+            try:
+                fills, usage = self.infill.fill(cut, SAMPLES, TEMPERATURE, one_line=hole.one_line)
+            except (ModelError, ContextLengthExceeded):  # no more fills of it; the samples ask as without them
+                budget.seconds = 0
+                break
             self.meter.count(usage, "candidates")
             made += [without_docstring(code) for code in candidates(cut, hole, fills, whole)]
         seen, kept = {shape(original)}, []
@@ -99,6 +102,18 @@ class Infilling:
                 seen.add(shape(code))
                 kept.append(code)
         return kept
+
+
+@dataclass
+class Budget:
+    """The seconds one definition's fills may take, from its first."""
+
+    seconds: float
+    began: float | None = None
+
+    def spent(self) -> bool:
+        self.began = self.began or time.monotonic()
+        return time.monotonic() - self.began > self.seconds
 
 
 @dataclass(frozen=True)
