@@ -186,23 +186,27 @@ def test_no_infill_asks_no_fill(tmp_path, docker_engine):
 
 
 def test_a_file_that_is_not_utf8_gets_no_fill_and_keeps_its_bytes(tmp_path, docker_engine):
-    """read_file shows bytes that are not UTF-8 as U+FFFD; a candidate made from that text would write them back
-    changed. So no hole of such a file is filled (the probe is the only fill asked), and the sampled fix that is
-    applied leaves the file's other bytes as they were."""
+    """A module that is not UTF-8 cannot be parsed as Python: propose_fixes says so, with what to do instead (not
+    that its function is missing, which once made it ask for a new function), before any hole of it is filled or any
+    rewrite is asked; the file keeps its bytes."""
     repo = make_repo(tmp_path / "repo", {"tests/test_textutil.py": SLUG["tests/test_textutil.py"]})
     source = b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + SLUG["textutil.py"].encode()
     (repo / "textutil.py").write_bytes(source)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "a latin-1 module")
-    right = '```python\ndef slugify(title):\n    return "-".join(w.strip(".,!?") for w in title.lower().split())\n```'
-    with FakeOpenAI([{**PLAN, "plan": True}, {"choices": [right, right]}], fills=fills_the_missing_line) as fake:
+    propose = {"tool": "propose_fixes", "args": {"path": "textutil.py", "symbol": "slugify"}}
+    with FakeOpenAI([{**PLAN, "plan": True}, propose, {"tool": "finish", "args": {"summary": "cannot"}}],
+                    fills=fills_the_missing_line) as fake:
         run = run_omni(repo, "--yes", "--samples", "2", "--model", "qwen2.5-coder-1.5b",
-                       "slugify keeps capitals: slugify('Hello World!') gives 'Hello-World' instead of 'hello-world'",
-                       fake=fake, finish_on_check=True, opening_repair=True)
-        assert run.code == 0, run.stdout + run.stderr
-        assert len(fake.filled) == 1  # the probe alone
-        assert (repo / "textutil.py").read_bytes().startswith(b"# -*- coding: latin-1 -*-\n# caf\xe9\n")
-        assert b"title.lower()" in (repo / "textutil.py").read_bytes()
+                       "slugify keeps capitals: slugify('Hello World!') should give 'hello-world'", fake=fake)
+        observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
+        assert not observation["success"], observation
+        assert "not valid UTF-8 (byte 0xe9 on line 2)" in observation["error"]
+        assert "replace_in_file" in observation["error"]
+        assert len(fake.filled) <= 1  # the probe at most: no hole of the file
+        assert not any(r.get("n") for r in fake.requests)  # no rewrite asked
+        assert not [e for e in run.events() if e["kind"] == "candidate"]
+        assert (repo / "textutil.py").read_bytes() == source
 
 
 def test_a_fill_the_server_fails_leaves_the_round_to_the_samples(tmp_path, docker_engine):

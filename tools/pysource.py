@@ -15,7 +15,8 @@ def definitions(text: str, path: str) -> list[tuple[str, str, int, int, int]]:
     5,000-line module where libcst's position metadata takes over a second (bench/outline_5k.py).
     """
     if not_utf8(text):
-        raise ToolError(f"{path} is not valid UTF-8 ({not_utf8(text)}); it cannot be parsed as Python")
+        raise ToolError(f"{path} is not valid UTF-8 ({not_utf8(text)}); it cannot be parsed as Python. Read it "
+                        "with read_file, and edit it with replace_in_file, which keeps every byte it does not change.")
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:

@@ -59,6 +59,8 @@ def outline(ctx: Context, path: str) -> dict:
         try:
             rows = definitions(read_text(file, rel), rel)
         except ToolError as exc:
+            if not target.is_dir():
+                raise  # the one file asked for: its error is the answer
             skipped.append(f"{rel}: {exc}")
             continue
         count += len(rows)
@@ -147,6 +149,8 @@ def _find_values(ctx: Context, symbol: str, path: str) -> list[tuple]:
 def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
     symbol = _symbol_name(symbol)
     matches = _find_definitions(ctx, symbol, path) or _find_values(ctx, symbol, path)
+    if not matches and (file := resolve(ctx.root, path, kind="any")).is_file() and file.suffix in (".py", ".pyi"):
+        definitions(read_text(file, path), path)  # a module that cannot be parsed says so, not "no def named"
     if not matches:
         raise ToolError(f"no def, class or assigned value named {symbol!r} under {path}. Use search to find where "
                         "it is mentioned, or outline to list a file's definitions.")
