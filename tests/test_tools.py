@@ -910,9 +910,11 @@ def test_an_edit_keeps_every_byte_it_does_not_change(tmp_path):
         assert not structured.success
         assert "not valid UTF-8" in structured.error and "replace_in_file" in structured.error
         # Reading it as Python says why it cannot, not that what it defines is missing; a folder's outline skips it.
-        for name, args in [("read_symbol", {"symbol": "value", "path": "legacy.py"}), ("outline", {"path": "legacy.py"})]:
+        for name, args in [("read_symbol", {"symbol": "value", "path": "legacy.py"}),
+                           ("outline", {"path": "legacy.py"})]:
             unread = call(box, name, **args)
-            assert not unread.success and "legacy.py is not valid UTF-8 (byte 0xe9 on line 1)" in unread.error, name
+            assert not unread.success, name
+            assert "legacy.py is not valid UTF-8 (byte 0xe9 on line 1)" in unread.error, name
         assert "Not parsed:\nlegacy.py: legacy.py is not valid UTF-8" in call(box, "outline", path=".").output
         # A BOM does not stop Python-aware tools, and it is still there after the edit.
         assert "def f  [1-2]" in call(box, "outline", path="bom.py").output
