@@ -207,6 +207,8 @@ def test_a_file_that_is_not_utf8_gets_no_fill_and_keeps_its_bytes(tmp_path, dock
         assert not any(r.get("n") for r in fake.requests)  # no rewrite asked
         assert not [e for e in run.events() if e["kind"] == "candidate"]
         assert (repo / "textutil.py").read_bytes() == source
+        examples = next(e["text"] for e in run.events() if e["kind"] == "briefing" and "goal's examples" in e["text"])
+        assert "gives 'Hello-World'" in examples and "NameError" not in examples  # its function is found, and run
 
 
 def test_a_fill_the_server_fails_leaves_the_round_to_the_samples(tmp_path, docker_engine):
