@@ -240,8 +240,9 @@ def _new(sandbox: Sandbox, path: str, symbol: str, check: Check) -> str | None:
     ("add word_count(text) to text/stats.py"), or a method its class there lacks (localize.missing_method), the
     import lines of path, for the candidates to use; else None."""
     called = symbol.isidentifier() and any(symbol in bare_calls(e["expression"]) for e in check.examples)
-    if not called and not missing_method(sandbox, path, symbol) or \
-            not sandbox.run_tool("outline", {"path": path}, 60).success:  # not a module that parses: nowhere to add
+    if not (called or missing_method(sandbox, path, symbol)):
+        return None
+    if not sandbox.run_tool("outline", {"path": path}, 60).success:  # not a module that parses: nowhere to add
         return None
     found = sandbox.run_tool("search", {"pattern": r"^(from|import)\s", "path": path}, 60)
     return "\n".join(m.text for m in details("search", found).matches) if found.success else None
