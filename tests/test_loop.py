@@ -328,5 +328,5 @@ def test_in_text_mode_a_call_to_the_withheld_tool_is_not_run(calc_repo, fake):
     run = run_omni(calc_repo, "--yes", "do it", fake=fake, sandbox="local", tool_mode="text")
     assert run.code == 0, run.stdout
     observations = [e for e in run.events() if e["kind"] == "observation"]
-    assert [o["failure"] for o in observations[:4]] == ["command_failed", "command_failed", "repeated", "tool_error"]
+    assert [o["failure"] for o in observations[:4]] == ["command_failed", "command_failed", "repeated", "repeated"]
     assert "shell is not offered for this step" in observations[3]["error"]

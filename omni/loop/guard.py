@@ -7,9 +7,11 @@ A small model, at temperature 0, answers the same context with the same call. So
 - refuses a call that failed the same way twice;
 - refuses update_plan right after update_plan (small models loop on plan edits instead of acting);
 - withholds, for one step, the tool of a refused repeat: the step's prompt says so, and the refused call
-  made again is refused again (warmer sampling, still withheld); the same tool called another way runs. The
-  tool list never changes: on llama.cpp it is the prompt's start, and a list one tool short made the server
-  read the whole prompt again (187 s and 238 s in run I, 2 of 48 requests in run W);
+  made again is refused again (warmer sampling, still withheld, and kept out of the history as every refused
+  repeat is: 22 copies of one refused call in it held a small model for 22 of its 30 steps, dev run CJ); the
+  same tool called another way runs. The tool list never changes: on llama.cpp it is the prompt's start, and a
+  list one tool short made the server read the whole prompt again (187 s and 238 s in run I, 2 of 48 requests
+  in run W);
 - asks for warmer sampling after a refused repeat, an edit that re-sent the code as it already reads
   (until an edit lands), and a reply cut off at the token cap (mostly a loop of copied lines).
 
@@ -77,7 +79,7 @@ class RepeatGuard:
         self._read_on_note = ""
         if self.withheld and action.signature() == self.withheld.signature():  # the step's prompt said not to
             self.called_withheld = True
-            return ToolResult.fail("tool_error", f"not run: this call was refused already; {action.name} is not "
+            return ToolResult.fail("repeated", f"not run: this call was refused already; {action.name} is not "
                                    "offered for this step. Use another tool now.")
         failed = self.failed_attempts.get(action.signature(), [])
         if len(failed) >= SAME_FAILURES_BEFORE_REFUSAL and len(set(failed[-SAME_FAILURES_BEFORE_REFUSAL:])) == 1:
