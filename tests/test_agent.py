@@ -131,7 +131,7 @@ def test_the_refused_call_made_again_is_refused_again_and_the_tools_sent_never_c
         assert [r["temperature"] for r in fake.requests[3:6]] == [0.8, 0.8, 0.0]  # warmer after each refusal
         assert "read_file is not offered for this step" in fake.requests[4]["messages"][-1]["content"]
         # and neither refusal joins the history: a small model copies the calls it sees there (dev run CJ: 22
-        # copies of one refused call, 22 of 30 steps)
+        # copies of one refused call, 22 of its 28 steps)
         calls = [c["function"]["name"] for m in fake.requests[4]["messages"] for c in m.get("tool_calls") or []]
         assert calls == ["read_file"]
 

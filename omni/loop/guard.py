@@ -8,7 +8,7 @@ A small model, at temperature 0, answers the same context with the same call. So
 - refuses update_plan right after update_plan (small models loop on plan edits instead of acting);
 - withholds, for one step, the tool of a refused repeat: the step's prompt says so, and the refused call
   made again is refused again (warmer sampling, still withheld, and kept out of the history as every refused
-  repeat is: 22 copies of one refused call in it held a small model for 22 of its 30 steps, dev run CJ); the
+  repeat is: 22 copies of one refused call in it held a small model for 22 of its 28 steps, dev run CJ); the
   same tool called another way runs. The tool list never changes: on llama.cpp it is the prompt's start, and a
   list one tool short made the server read the whole prompt again (187 s and 238 s in run I, 2 of 48 requests
   in run W);
