@@ -32,8 +32,8 @@ HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 def bug_definitions(patch: str, repo: Path, rev: str = "HEAD") -> list[str]:
     """'path:Qual.name' of the innermost definitions holding the lines the bug patch wrote (or, where a hunk only
-    removed lines, the line after them), read from the code at `rev` (the bug commit); '<module>' outside any.
-    Test files are left out."""
+    removed lines, the line after them), read from the code at `rev` (the commit the agent starts from); '<module>'
+    outside any. Test files are left out."""
     found: dict[str, None] = {}
     for path, lines in _changed_lines(patch).items():
         if not path.endswith(".py") or is_test_file(path):  # the grader restores test files: not a place to fix

@@ -56,7 +56,7 @@ def same(a: str, b: str) -> bool:
 
 @dataclass
 class Site:
-    """One definition a task's bug patch wrote into, on the bug commit: its file's text, where it begins, its
+    """One definition a task's bug patch wrote into, with the bug: its file's text, where it begins, its
     source and upstream's, and the file lines the patch wrote (or the line after a gap where it only removed lines)."""
 
     definition: str  # path:Qual.name
@@ -69,13 +69,13 @@ class Site:
 
 def sites(task: dict, work: Path) -> Iterator[Site | str]:
     """The task's bug definitions, each a Site, or its name when it is not a definition on both sides."""
-    repo = prepare(task, work)
+    repo, pristine = prepare(task, work / "bug"), prepare(task, work / "upstream", bug=False)
     patch = (task["dir"] / "bug.patch").read_text()
     changed = _changed_lines(patch)
     for right in bug_definitions(patch, repo):
         path, _, name = right.partition(":")
         text = file_at(repo, "HEAD", path)
-        bugged, upstream = definition(text, name), definition(file_at(repo, "HEAD~1", path), name)
+        bugged, upstream = definition(text, name), definition(file_at(pristine, "HEAD", path), name)
         if bugged is None or upstream is None:
             yield right
             continue

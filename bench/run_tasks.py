@@ -1,12 +1,12 @@
-"""SWE-bench-style tasks on real PyPI packages: prepare a repo per task (pristine upstream sdist, then
-our bug commit), run an agent command under a wall-clock limit, grade in a copy with the original test
+"""SWE-bench-style tasks on real PyPI packages: prepare a repo per task (the upstream sdist with our bug applied,
+one commit), run an agent command under a wall-clock limit, grade in a copy with the original test
 files restored and the hidden tests added. Reports resolved, steps, tokens and wall time per task.
 
   python bench/run_tasks.py --agents omni,mini,none --base-url http://127.0.0.1:8080/v1 \
       --model qwen2.5-coder-1.5b --limit-s 300 [--tasks parse-negative-int,...] [--check] [--rescore FILE]
 
 Agents are command templates (AGENTS below); add one with --agent NAME='command with {goal_file} …'.
---check verifies every task itself: its fail_to_pass tests fail on the bug commit and pass upstream.
+--check verifies every task itself: its fail_to_pass tests fail with the bug and pass upstream.
 """
 
 from __future__ import annotations
@@ -79,8 +79,11 @@ def load_task(task_dir: Path) -> dict:
     return task
 
 
-def prepare(task: dict, where: Path) -> Path:
-    """A git repo: the pristine upstream sdist committed, then the bug patch committed on top."""
+def prepare(task: dict, where: Path, bug: bool = True) -> Path:
+    """A git repo of the task's package as an agent gets it: the upstream sdist with the bug patch applied, in one
+    commit. Its history holds no version without the bug: with the bug as a commit of its own on top of upstream, an
+    agent with a shell reads the fix from `git diff HEAD~1`. bug=False: the pristine sdist (--check, the reach
+    scripts)."""
     with tarfile.open(sdist(task["package"], task["version"])) as archive:
         archive.extractall(where, filter="data")
     top = next(p for p in where.iterdir() if p.is_dir())
@@ -89,11 +92,10 @@ def prepare(task: dict, where: Path) -> Path:
     for junk in repo.rglob("*.pyc"):
         junk.unlink()
     git(repo, "init", "-q", "-b", "main")
+    if bug:
+        subprocess.run(["git", "apply", str(task["dir"] / "bug.patch")], cwd=repo, check=True)
     git(repo, "add", "-A")
-    git(repo, "commit", "-qm", f"{task['package']} {task['version']} (upstream sdist)")
-    subprocess.run(["git", "apply", str(task["dir"] / "bug.patch")], cwd=repo, check=True)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "bug")
+    git(repo, "commit", "-qm", f"{task['package']} {task['version']}")
     return repo
 
 
@@ -260,19 +262,19 @@ def failure(row: dict, events_file: Path, right: list[str]) -> dict:
 
 def check_task(task: dict, work: Path) -> str:
     ensure_test_requires(task)
-    repo = prepare(task, work)
+    repo = prepare(task, work / "bug")
     extra = task.get("pytest_args", [])
     failing, _ = pytest_ids(repo, task["fail_to_pass"], extra=extra)
     kept, kept_log = pytest_ids(repo, pass_to_pass(task), extra=extra) if task.get("pass_to_pass") else (True, "")
-    git(repo, "checkout", "-q", "HEAD~1")
+    upstream = prepare(task, work / "upstream", bug=False)
     hidden = task["dir"] / "hidden"
     if hidden.is_dir():
-        shutil.copytree(hidden, repo, dirs_exist_ok=True)
-    passing, log = pytest_ids(repo, task["fail_to_pass"] + task.get("pass_to_pass", []), extra=extra)
+        shutil.copytree(hidden, upstream, dirs_exist_ok=True)
+    passing, log = pytest_ids(upstream, task["fail_to_pass"] + task.get("pass_to_pass", []), extra=extra)
     if failing:
-        return "BAD: fail_to_pass tests already pass on the bug commit"
+        return "BAD: fail_to_pass tests already pass with the bug"
     if not kept:
-        return "BAD: pass_to_pass tests fail on the bug commit:\n" + kept_log
+        return "BAD: pass_to_pass tests fail with the bug:\n" + kept_log
     if not passing:
         return "BAD: tests do not pass upstream:\n" + log
     return "ok"
@@ -440,7 +442,7 @@ def rescore(results: Path) -> list[dict]:
         kept = results.with_suffix(".logs") / _kept_name(row["task"], row["agent"], row.get("run", 1))
         row.update(agent_metrics(row["agent"], sorted(kept.glob("events.jsonl")), kept / "traj.json"))
         if row["agent"] == "omni" and not row["resolved"] and row["task"] in tasks:
-            if row["task"] not in rights:  # the bug commit, made again from the cached sdist
+            if row["task"] not in rights:  # the bug's repository, made again from the cached sdist
                 with tempfile.TemporaryDirectory() as tmp:
                     task = tasks[row["task"]]
                     rights[row["task"]] = bug_definitions((task["dir"] / "bug.patch").read_text(),

@@ -189,3 +189,16 @@ def load_runner():
     finally:
         sys.path.remove(str(ROOT / "bench"))
     return runner
+
+
+def test_the_task_repository_holds_no_version_without_the_bug(tmp_path):
+    """An agent with a shell finds no fix in the history: the bug is in the one commit it starts from."""
+    history = "history=git checkout HEAD~1 -- . || git diff HEAD~1 HEAD -R | git apply"
+    out = tmp_path / "results.jsonl"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--tasks", "parse-negative-int", "--agents",
+         "history,fixer", "--agent", history, "--agent", FIXER, "--limit-s", "120", "--out", str(out)],
+        capture_output=True, text=True, timeout=900, env=clean_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {r["agent"]: r["resolved"] for r in map(json.loads, out.read_text().splitlines())}
+    assert rows == {"history": False, "fixer": True}
