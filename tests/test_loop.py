@@ -298,7 +298,7 @@ def test_a_long_class_read_again_by_name_reads_on_through_the_lines_it_left_out(
     run = run_omni(repo, "--yes", "fix", fake=fake, sandbox="local")
     assert run.code == 0, run.stdout
     outputs = [o["output"] or o["error"] for o in run.events() if o["kind"] == "observation"]
-    assert "(long; its first lines, then its members" in outputs[0] and "method Shop.m60  [181-182]" in outputs[0]
+    assert "(long; its first lines, then its members" in outputs[0] and "method Shop.m60(self)  [181-182]" in outputs[0]
     assert "Reading on from line 16" in outputs[1] and "16|     def m5(self):" in outputs[1]
     assert "Reading on from line 116" in outputs[2] and outputs[2].splitlines()[-1] == "182|         return 60"
     assert "X = 0" not in outputs[2]  # the class's lines only

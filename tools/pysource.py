@@ -8,6 +8,28 @@ import difflib
 from workspace import ToolError, not_utf8
 
 
+SIGNATURE_CHARS = 160  # a member's parameters in a long class's list, at most
+
+
+def parameters(lines: list[str], start: int, end: int) -> str:
+    """The parameter list of the function whose lines (1-based) start..end hold it, decorators and all, as written
+    on one line (`(self, maxsize, ttl, timer=time.monotonic)`): how to call it, which a member's name alone does not
+    say; cut at SIGNATURE_CHARS. "" when no `def` line is found there."""
+    last = min(end, len(lines))
+    first = next((n for n in range(start, last + 1) if lines[n - 1].lstrip().startswith(("def ", "async def "))), None)
+    if first is None:
+        return ""
+    written = " ".join(lines[n - 1].split("#", 1)[0].strip() for n in range(first, last + 1))
+    text, depth = "", 0
+    for char in written[written.find("("):] if "(" in written else "":
+        depth += (char in "([{") - (char in ")]}")
+        text += char
+        if depth == 0:
+            break
+    said = " ".join(text.replace("( ", "(").split()).replace(", )", ")")  # a last parameter's comma, on its line
+    return said if len(said) <= SIGNATURE_CHARS else said[:SIGNATURE_CHARS - 2] + "…)"
+
+
 def definitions(text: str, path: str) -> list[tuple[str, str, int, int, int]]:
     """(kind, qualified name, first line, last line, depth) of every class and function.
 

@@ -14,7 +14,7 @@ from edits import as_meant, gated_write, parses
 from files import all_files, numbered
 from margins import strings_kept
 from pyadd import added_to_class, defines
-from pysource import definitions, is_named, values
+from pysource import definitions, is_named, parameters, values
 from qualnames import AtQualname
 from values import named, replace_value, values_read
 from workspace import ToolError, not_utf8, read_text, resolve
@@ -160,8 +160,8 @@ def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
         if end - start < SYMBOL_LINES:
             blocks.append(f"{head}\n{numbered(lines, start, end)}")
         elif kind == "class":
-            members = [f"    {k} {n}  [{a}-{b}]" for k, n, a, b, _ in rows
-                       if n.startswith(name + ".") and n.count(".") == name.count(".") + 1]
+            members = [f"    {k} {n}{parameters(lines, a, b) if k != 'class' else ''}  [{a}-{b}]"
+                       for k, n, a, b, _ in rows if n.startswith(name + ".") and n.count(".") == name.count(".") + 1]
             blocks.append(f"{head} (long; its first lines, then its members: read one with read_symbol "
                           f"'{name}.<member>')\n{numbered(lines, start, start + 14)}\n" + "\n".join(members))
         else:
