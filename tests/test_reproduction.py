@@ -116,6 +116,19 @@ def test_a_test_that_fails_on_its_own_mistake_is_not_a_reproduction(tmp_path, fa
     assert "reproduction test, try 2: fails on the starting code, as it should" in run.stdout
 
 
+def test_a_test_that_waits_for_time_to_pass_is_stopped_and_asked_again_without_the_wait(tmp_path, fake,
+                                                                                          docker_engine):
+    """A small model shows an expiry by sleeping through it; the run stops such a test at its short limit (not the
+    suite's) and the next ask says to give the code a clock the test controls."""
+    sleeps = {"text": json.dumps({"test_code": "import time\n\nfrom calc import add\n\n\ndef test_add_later():\n"
+                                                "    time.sleep(600)\n    assert add(2, 2) == 4\n"})}
+    run, second_ask = shown_by_the_second_test(tmp_path, fake, sleeps)
+    assert "It ran past 30 s without finishing" in second_ask and "a clock the test controls" in second_ask
+    first = next(e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test")
+    assert "time.sleep(600)" in first["code"] and not first["fails_as_it_should"]
+    assert "It ran past 30 s" in first["outcome"]
+
+
 def test_a_test_cut_off_at_its_cap_with_no_whole_test_is_asked_again_shorter_and_not_run(tmp_path, fake,
                                                                                           docker_engine):
     """The request caps the reply below the run's own cap (a small model can repeat itself to it); a reply that
