@@ -198,19 +198,19 @@ def test_outline_of_a_package(box):
 
 
 def test_a_long_class_lists_its_members_with_how_to_call_them(box):
-    """A long class's members carry their parameters, as written (decorators, annotations, defaults, comments and
-    lines split), so a test or an example can call the code without reading each member."""
+    """A long class's members carry their parameters as Python reads them (decorators, annotations, defaults, a
+    `#` in a text, comments and lines split), so a test or an example can call the code without reading each member."""
     body = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(50))
     members = ("    @classmethod\n    def make(\n        cls, maxsize: int,  # the most\n"
                "        timer=time.monotonic,\n    ) -> \"Cache\":\n        return cls(maxsize)\n\n"
                "    class Link:\n        pass\n\n"
-               "    async def fetch(self, key, *, default=(1, 2), **kw) -> None:\n        pass\n")
+               "    async def fetch(self, key, *, default=(1, 2), sep=\"#\", **kw) -> None:\n        pass\n")
     call(box, "create_file", path="cache.py", content=f"import time\n\n\nclass Cache:\n{members}{body}")
     out = call(box, "read_symbol", symbol="Cache", path="cache.py").output
     listed = [line.strip() for line in out.splitlines() if line.strip().startswith(("method ", "class Cache."))]
     assert listed[:3] == ["method Cache.make(cls, maxsize: int, timer=time.monotonic)  [5-10]",
                           "class Cache.Link  [12-13]",
-                          "method Cache.fetch(self, key, *, default=(1, 2), **kw)  [15-16]"]
+                          "method Cache.fetch(self, key, *, default=(1, 2), sep='#', **kw)  [15-16]"]
     assert listed[3] == "method Cache.m0(self)  [17-18]" and len(listed) == 53
 
 

@@ -11,23 +11,21 @@ from workspace import ToolError, not_utf8
 SIGNATURE_CHARS = 160  # a member's parameters in a long class's list, at most
 
 
-def parameters(lines: list[str], start: int, end: int) -> str:
-    """The parameter list of the function whose lines (1-based) start..end hold it, decorators and all, as written
-    on one line (`(self, maxsize, ttl, timer=time.monotonic)`): how to call it, which a member's name alone does not
-    say; cut at SIGNATURE_CHARS. "" when no `def` line is found there."""
-    last = min(end, len(lines))
-    first = next((n for n in range(start, last + 1) if lines[n - 1].lstrip().startswith(("def ", "async def "))), None)
-    if first is None:
-        return ""
-    written = " ".join(lines[n - 1].split("#", 1)[0].strip() for n in range(first, last + 1))
-    text, depth = "", 0
-    for char in written[written.find("("):] if "(" in written else "":
-        depth += (char in "([{") - (char in ")]}")
-        text += char
-        if depth == 0:
-            break
-    said = " ".join(text.replace("( ", "(").split()).replace(", )", ")")  # a last parameter's comma, on its line
-    return said if len(said) <= SIGNATURE_CHARS else said[:SIGNATURE_CHARS - 2] + "…)"
+def parameters(text: str) -> dict[int, str]:
+    """Per function of a module that parses, at its first line (definitions' start), its parameter list on one
+    line as Python reads it (`(self, maxsize, ttl, timer=time.monotonic)`): how to call it, which a member's name
+    alone does not say; cut at SIGNATURE_CHARS."""
+    found = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            said = f"({ast.unparse(node.args)})"
+            found[_first_line(node)] = said if len(said) <= SIGNATURE_CHARS else said[:SIGNATURE_CHARS - 2] + "…)"
+    return found
+
+
+def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
+    """A definition's first line: its first decorator's, when it has one."""
+    return min([node.lineno] + [d.lineno for d in node.decorator_list])
 
 
 def definitions(text: str, path: str) -> list[tuple[str, str, int, int, int]]:
@@ -51,8 +49,7 @@ def definitions(text: str, path: str) -> list[tuple[str, str, int, int, int]]:
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 name = f"{prefix}{child.name}"
                 kind = "class" if isinstance(child, ast.ClassDef) else ("method" if in_class else "def")
-                start = min([child.lineno] + [d.lineno for d in child.decorator_list])
-                rows.append((kind, name, start, child.end_lineno, depth))
+                rows.append((kind, name, _first_line(child), child.end_lineno, depth))
                 walk(child, name + ".", isinstance(child, ast.ClassDef), depth + 1)
             elif not isinstance(child, (ast.expr, ast.Lambda)):
                 walk(child, prefix, in_class, depth)

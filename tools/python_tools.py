@@ -160,7 +160,8 @@ def read_symbol(ctx: Context, symbol: str, path: str = ".") -> dict:
         if end - start < SYMBOL_LINES:
             blocks.append(f"{head}\n{numbered(lines, start, end)}")
         elif kind == "class":
-            members = [f"    {k} {n}{parameters(lines, a, b) if k != 'class' else ''}  [{a}-{b}]"
+            called = parameters("\n".join(lines))  # the file parsed already: definitions read it
+            members = [f"    {k} {n}{called.get(a, '')}  [{a}-{b}]"
                        for k, n, a, b, _ in rows if n.startswith(name + ".") and n.count(".") == name.count(".") + 1]
             blocks.append(f"{head} (long; its first lines, then its members: read one with read_symbol "
                           f"'{name}.<member>')\n{numbered(lines, start, start + 14)}\n" + "\n".join(members))
