@@ -47,10 +47,8 @@ def head_of(source: str) -> str:
     docstring (the whole definition's first lines, when the body is one docstring)."""
     text = textwrap.dedent(source)
     node = ast.parse(text).body[0]
-    body = node.body
-    documented = isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-        and isinstance(body[0].value.value, str)
-    last = body[0].end_lineno if documented else body[0].lineno - 1
+    first = node.body[0]
+    last = first.end_lineno if ast.get_docstring(node, clean=False) is not None else first.lineno - 1
     return "\n".join(text.splitlines()[:last])
 
 
@@ -123,16 +121,17 @@ def reach(task: dict, work: Path, client: OpenAI, model: str, k: int, prompts: P
         if isinstance(site, str):
             rows.append({"task": task["id"], "definition": site, "skipped": "not a definition on both sides"})
             continue
-        row = {"task": task["id"], "definition": site.definition}
+        row, original = {"task": task["id"], "definition": site.definition}, shape(without_docstring(site.source))
         for kind, messages in asks(prompts, task, site, tests, failure).items():
             began = time.monotonic()
             with ThreadPoolExecutor(4) as pool:
                 replies = list(pool.map(lambda asked: client.chat.completions.create(
                     model=model, messages=asked, temperature=TEMPERATURE, max_tokens=MAX_TOKENS), [messages] * k))
             codes = [code_of(r.choices[0].message.content or "") for r in replies]
-            original = shape(without_docstring(site.source))
-            copies = sum(1 for c in codes if c and _shape(c) == original)
-            verdicts = [bool(c) and _shape(c) != original and graded(repo, task, site, c) for c in codes]
+            shapes = [shape(without_docstring(c)) for c in codes]
+            copies = sum(1 for c, form in zip(codes, shapes, strict=True) if c and form == original)
+            verdicts = [bool(c) and form != original and graded(repo, task, site, c)
+                        for c, form in zip(codes, shapes, strict=True)]
             passing = sum(verdicts)
             for code, verdict in zip(codes, verdicts, strict=True) if show else ():
                 print(f"--- {kind}, {'passes' if verdict else 'fails'}:\n{code}", flush=True)
@@ -140,13 +139,6 @@ def reach(task: dict, work: Path, client: OpenAI, model: str, k: int, prompts: P
                          "seconds": round(time.monotonic() - began, 1)}
         rows.append(row)
     return rows
-
-
-def _shape(code: str) -> str:
-    try:
-        return shape(without_docstring(textwrap.dedent(code)))
-    except SyntaxError:
-        return code
 
 
 def main() -> None:
