@@ -173,6 +173,28 @@ def test_an_infilled_line_fixes_what_no_sample_did(tmp_path, docker_engine):
         assert not any(r.get("n") for r in fake.requests)  # no sampled rewrite was asked
 
 
+def test_with_a_one_change_fix_of_the_goals_example_in_hand_no_hole_is_filled_before_the_samples(tmp_path,
+                                                                                                  docker_engine):
+    """The check is the goal's one example, and a one-change candidate already makes it hold: the call waits for the
+    samples' vote (a fix of one example may go wrong on other inputs), but asks no fill on the way: fills would find
+    candidates, and one is found. Only the probe reaches /v1/completions."""
+    repo = make_repo(tmp_path / "repo", {"seqs.py": "def rev(x):\n    if isinstance(x, str):\n        return x[::-1]"
+                                                    "\n    return list(x)\n"})
+    right = "```python\ndef rev(x):\n    return x[::-1] if isinstance(x, str) else list(reversed(x))\n```"
+    with FakeOpenAI([{**PLAN, "plan": True}, {"choices": [right, right]}], fills=answers_probe) as fake:
+        run = run_omni(repo, "--yes", "--samples", "2", "--model", "qwen2.5-coder-1.5b",
+                       "rev([1, 2, 3]) gives [1, 2, 3] instead of [3, 2, 1]. Fix rev in seqs.py.",
+                       fake=fake, finish_on_check=True, opening_repair=True, mechanical=True)
+        assert run.code == 0, run.stdout + run.stderr
+        seen = [e for e in run.events() if e["kind"] == "candidate"]
+        assert any(e["passes"] for e in seen if e["asked"] == "mechanical")
+        assert [e["available"] for e in run.events() if e["kind"] == "infill"] == [True]
+        assert len(fake.filled) == 1  # the probe alone
+        assert not [e for e in seen if e["asked"] == "infilled"]
+        assert [r["n"] for r in fake.requests if r.get("n")] == [2]  # the samples, asked after the one-change fix
+        assert "list(reversed(x))" in (repo / "seqs.py").read_text()
+
+
 def test_no_infill_asks_no_fill(tmp_path, docker_engine):
     repo = make_repo(tmp_path / "repo", SLUG)
     right = '```python\ndef slugify(title):\n    return "-".join(w.strip(".,!?") for w in title.lower().split())\n```'

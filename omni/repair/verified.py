@@ -9,6 +9,9 @@ when the check is the goal's examples alone, only the likeliest go before the sa
 mechanical fix does not settle the call before the samples are asked: one change that makes the one example hold
 may go wrong on every other input (a negated type
 test that turned strings into lists), and only the rewrites beside it show which behaviour most passing ones share.
+Once such a fix is in hand, the rounds before the samples (infilled fills, merges) are not asked: they would find
+candidates, and one is found; what is still wanted is the samples' vote (a fill round took 86 s before a one-change
+fix's samples were asked: run CQ).
 After a round of samples that left near misses (they pass the check and break tests that passed) and none that
 passes, each near miss is tried again with the branch it replaced kept beside it (omni/repair/merged.py). With
 --missing-lines, when the first call's rounds on a definition found no fix, the model is asked once which lines are
@@ -113,7 +116,7 @@ class VerifiedRepair:
         rows: list = []  # (id, code, outcome) of every candidate of this call
         votes: dict[str, int] = {}
         baseline: list[dict] = []  # what the probes give on the code as it is
-        made, sampled = partial(mechanical, whole, source, block, (near, *then)), False
+        made, sampled, ranked = partial(mechanical, whole, source, block, (near, *then)), False, []
         for round_number in range(1 if alone else ROUNDS_PER_CALL):
             rounds = [] if alone else [partial(self._sampled, path, symbol, whole, source, block, imports, check,
                                               probes, note, failure), partial(merges, whole, rows)]
@@ -125,6 +128,8 @@ class VerifiedRepair:
                     "propose_lines", symbol=symbol, path=path, failure=failure, check=described(check, probes),
                     numbered=numbered(source)), source, self.samples, TEMPERATURE))
             for make in rounds:
+                if _settled(ranked) and getattr(make, "func", None) != self._sampled:
+                    continue  # the goal's examples alone, a fix in hand: only the samples' vote is still wanted
                 codes, how = make()
                 tried = self._round(path, symbol, whole, codes, check, probes, how, rows, votes)
                 if isinstance(tried, ToolResult):
