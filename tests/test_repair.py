@@ -1124,6 +1124,34 @@ def test_a_fault_in_two_places_is_fixed_one_step_at_a_time(tmp_path, fake, docke
     assert "return a + b" in code and "return a * b" in code
 
 
+def test_a_step_found_by_one_change_candidates_alone_is_applied_and_the_other_place_swept_next(tmp_path, fake,
+                                                                                               docker_engine):
+    """A fault in two places that the tests rank alike (each failing test runs one of them): the opening sweeps the
+    first by its one-change candidates alone, and the one that makes its test pass is a step, applied as a sampled
+    round's would be; the spectrum asked again points to the other, whose sweep fixes the rest. No sample is asked."""
+    files = {"calc.py": "def add(a, b):\n    return a - b\n\n\ndef total(xs):\n    return sum(xs) - len(xs)\n\n\n"
+                        "def sub(a, b):\n    return a - b\n",
+             "test_calc.py": "from calc import add, sub, total\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+                             "def test_total():\n    assert total([2, 3]) == 7\n\n\ndef test_sub():\n"
+                             "    assert sub(5, 3) == 2\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    fake.add(PLAN, {"tool": "finish", "args": {"summary": "nothing left"}})
+    run = run_omni(repo, "--yes", "--samples", "2", "fix the failing tests", fake=fake, finish_on_check=True,
+                   opening_repair=True, mechanical=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    first = opening["symbol"]
+    assert first in ("add", "total") and "others score as high" in opening["why"]
+    (step,) = [e for e in run.events() if e["kind"] == "step_applied"]
+    assert step["target"] == f"calc.py:{first}" and len(step["still_failing"]) == 1
+    (rung,) = [e for e in run.events() if e["kind"] == "rung"]
+    assert rung["symbol"] == ({"add", "total"} - {first}).pop()
+    assert {c["asked"] for c in candidates(run)} == {"mechanical"} and not any(r.get("n") for r in fake.requests)
+    code = (repo / "calc.py").read_text()
+    assert "def add(a, b):\n    return a + b" in code and "def total(xs):\n    return sum(xs) + len(xs)" in code
+    assert "def sub(a, b):\n    return a - b" in code
+
+
 def test_after_a_step_the_same_definition_gets_its_second_round_when_what_still_fails_points_there(tmp_path, fake,
                                                                                                  docker_engine):
     """Two faults in one function: `a - b` and an off-by-one on negative sums, each with its own failing test.

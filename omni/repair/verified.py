@@ -28,8 +28,9 @@ does one that stops reading a parameter the code as it is reads, or tests for a 
 (omni/repair/inputs.py: it answers the example instead of computing it). When none passes, the model gets the best
 candidate and what it did to the check, not k raw failures; but when one is a step toward the check (some of its
 failing tests pass with it, no other test fails, none that passed breaks: a fault in two places, one of them
-here), it is applied, and the result says what still fails. The loop reaches all of this through
-omni/repair/strategy.py, which then asks the tests where the rest points.
+here), it is applied, and the result says what still fails; a sweep's (one-change candidates alone) as much as
+a sampled round's: thrown away, its definition's sampled rewrites began again from the bug (run CR). The loop
+reaches all of this through omni/repair/strategy.py, which then asks the tests where the rest points.
 """
 
 from __future__ import annotations
@@ -142,6 +143,9 @@ class VerifiedRepair:
             if _settled(ranked):
                 break
             note = next_note(note, ranked, copies)
+        if alone and not _settled(ranked) and not (ranked and ranked[0][2].passes) and \
+                any(is_step(o) for _, _, o in ranked):
+            return decide(self.sandbox, self.events, path, symbol, ranked, votes, len(rows), copies)  # a step: applied
         if alone and not _settled(ranked):
             return _unfixed_alone(symbol, size if long else 0, path, self.focus.get((path, symbol), ()), ranked)
         return decide(self.sandbox, self.events, path, symbol, ranked, votes, len(rows), copies)
