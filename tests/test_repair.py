@@ -1010,6 +1010,32 @@ def test_with_block_from_a_definition_shorter_than_it_is_rewritten_whole(tmp_pat
     assert "        total = seen\n    else:" in code and "seen - 1" not in code and "step_9 = seen + 9" in code
 
 
+def test_an_opening_target_the_spectrum_ranks_below_a_helper_is_swept_and_the_helper_next(tmp_path, fake,
+                                                                                          docker_engine):
+    """The failing test is named after to_hex, so the opening round goes there; but to_hex also runs for the passing
+    test, and only the failing one runs the helper's wrong line: the spectrum ranks the helper higher. The opening
+    then tries to_hex by its one-change candidates alone, and the helper's sweep comes next and fixes it: no sample
+    of to_hex is asked first."""
+    repo = make_repo(tmp_path / "repo", {
+        "colors.py": "def _scale(p):\n    if p == 100:\n        return 255\n    return p * 256 // 100\n\n\n"
+                     "def to_rgb(ps):\n    return tuple(_scale(p) for p in ps)\n\n\n"
+                     "def to_hex(ps):\n    return '#%02x%02x%02x' % to_rgb(ps)\n",
+        "test_colors.py": "from colors import to_hex\n\n\ndef test_to_hex():\n"
+                          "    assert to_hex((50, 50, 50)) == '#7f7f7f'\n\n\ndef test_white():\n"
+                          "    assert to_hex((100, 100, 100)) == '#ffffff'\n"})
+    fake.add(PLAN, {"tool": "finish", "args": {"summary": "nothing left"}})
+    run = run_omni(repo, "--yes", "--samples", "2", "fix the failing test: to_hex is wrong for 50%", fake=fake,
+                   finish_on_check=True, opening_repair=True, mechanical=True)
+    assert run.code == 0, run.stdout + run.stderr
+    (opening,) = [e for e in run.events() if e["kind"] == "opening"]
+    assert opening["symbol"] == "to_hex" and "ranks other definitions higher" in opening["why"]
+    (spectrum,) = [e for e in run.events() if e["kind"] == "spectrum"]
+    assert spectrum["suspects"][0]["symbol"] == "_scale"
+    assert [e["symbol"] for e in run.events() if e["kind"] == "rung"][0] == "_scale"
+    assert {c["asked"] for c in candidates(run)} == {"mechanical"} and not any(r.get("n") for r in fake.requests)
+    assert "return p * 255 // 100" in (repo / "colors.py").read_text()
+
+
 def test_a_definition_too_long_to_rewrite_whole_gets_its_one_change_candidates_alone(tmp_path, fake, docker_engine):
     """The one definition the tests point to is longer than a whole rewrite allows: no model is asked for it, and
     its mechanical candidates are tried, those on the line only the failing test runs first; the one that passes

@@ -11,9 +11,10 @@ for a ranking in doubt, and a run that swept three more first ran out of time be
 tests named (run BG). A tie at the top is a ranking in doubt from the start: the opening then sweeps its target
 (omni/repair/strategy.py), or with no opening the first of the tie is swept, and the suspects that score as high
 are swept next, before any definition is sampled (a fix in the second of two tied at 1.00 waited three and a half
-minutes behind the first's samples: run BZ). A check of the goal's examples alone whose run goes through a chain of
-definitions puts the one the examples call first, whatever the fault (omni/repair/localize.py: chained): then every
-suspect is swept before any is rewritten whole.
+minutes behind the first's samples: run BZ). So is an opening target a rule picked that the spectrum ranks below
+another definition (localize.outranked: a test named after a caller whose helper is at fault; run CR). A check
+of the goal's examples alone whose run goes through a chain of definitions puts the one the examples call first,
+whatever the fault (omni/repair/localize.py: chained): then every suspect is swept before any is rewritten whole.
 Among the swept suspects, those some of whose one-change candidates made part of the check pass (broken tests or
 not) are rewritten whole first: a change there moves the failing tests, as mutation-based fault localization has it
 (Metallaxis, MUSE); a change in a function the failure only passes through moves nothing.

@@ -200,6 +200,18 @@ def tied(spectrum: Spectrum, target: Target) -> bool:
     return len(top) > 1 and any((e["path"], e["symbol"]) == (target.path, target.symbol) for e in top)
 
 
+def outranked(spectrum: Spectrum, target: Target) -> bool:
+    """Whether the spectrum ranks target, picked by a rule of the goal's or the check's words (the failing test is
+    named after it, the one function the check calls), below another definition outside the tests: the rule and the
+    tests disagree, a ranking in doubt. The caller a test is named after runs for passing tests too, where the
+    helper at fault runs its wrong line only for the failing ones; sampling the caller first spent 50 to 90 s before
+    the sweep of the spectrum's best found the fix in seconds (bench/README.md, run CR). A target the spectrum does
+    not rank at all (a definition not written yet, or one no test runs) is not in doubt: there is nothing to weigh."""
+    ranked = [e for e in spectrum.ranked() if e["score"] > 0 and not is_test_file(e["path"])]
+    own = [e["score"] for e in ranked if (e["path"], e["symbol"]) == (target.path, target.symbol)]
+    return bool(own) and own[0] < ranked[0]["score"]
+
+
 def chained(spectrum: Spectrum, target: Target) -> bool:
     """Whether the check is the goal's examples alone and their run went through definitions of the project other
     than target, and does not single out target: the ranking is in doubt. A line only the examples run, in one

@@ -11,7 +11,7 @@ from omni.goal.reading import GoalReading
 from omni.protocols import Events
 from omni.repair.block import MAX_DEFINITION
 from omni.repair.lineup import MAX_SWEPT, ROUNDS, Lineup
-from omni.repair.localize import Spectrum, Target, chained, fix_target, suspects, tied, values_of
+from omni.repair.localize import Spectrum, Target, chained, fix_target, outranked, suspects, tied, values_of
 from omni.repair.verified import VerifiedRepair
 from omni.results import Action, ToolResult
 
@@ -123,6 +123,9 @@ class RepairStrategy:
         elif self.lineup.sweeps and not self.reading.fix and chained(self.spectrum, target):
             self.lineup.doubt = True
             target = replace(target, swept=True, why=f"{target.why}; the examples' run goes through other definitions")
+        elif self.lineup.sweeps and not self.reading.fix and outranked(self.spectrum, target):
+            target = replace(target, swept=True, why=f"{target.why}; the failing tests' spectrum ranks other "
+                             "definitions higher, so their one-change candidates go before any is rewritten whole")
         return self._own_round(target, "opening", target.why, "omni_opening")
 
     def next_suspect(self) -> Action | None:
