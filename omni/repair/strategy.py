@@ -117,15 +117,8 @@ class RepairStrategy:
                             self.spectrum)
         if target is None:
             return self.next_suspect()
-        if self.lineup.sweeps and not self.reading.fix and tied(self.spectrum, target):  # the cheap first, a tie's too
-            target = replace(target, swept=True, why=target.why + "; others score as high, so the one-change "
-                             "candidates of each go before any is rewritten whole")
-        elif self.lineup.sweeps and not self.reading.fix and chained(self.spectrum, target):
-            self.lineup.doubt = True
-            target = replace(target, swept=True, why=f"{target.why}; the examples' run goes through other definitions")
-        elif self.lineup.sweeps and not self.reading.fix and outranked(self.spectrum, target):
-            target = replace(target, swept=True, why=f"{target.why}; the failing tests' spectrum ranks other "
-                             "definitions higher, so their one-change candidates go before any is rewritten whole")
+        if self.lineup.sweeps and not self.reading.fix:  # the cheap first, where the ranking is in doubt
+            target = in_doubt(self.spectrum, target, self.lineup)
         return self._own_round(target, "opening", target.why, "omni_opening")
 
     def next_suspect(self) -> Action | None:
@@ -222,6 +215,22 @@ class RepairStrategy:
             self.spectrum, self.lineup.suspects = None, None
             self.check_now.changed()
         return result
+
+
+def in_doubt(spectrum: Spectrum, target: Target, lineup: Lineup) -> Target:
+    """The opening's target, to be swept (its one-change candidates alone, before anything is sampled) when the
+    ranking is in doubt: a tie at the top, a check of examples whose run goes through other definitions (then every
+    suspect is swept first: lineup.doubt), or a target the spectrum ranks below another definition."""
+    if tied(spectrum, target):
+        return replace(target, swept=True, why=target.why + "; others score as high, so the one-change "
+                       "candidates of each go before any is rewritten whole")
+    if chained(spectrum, target):
+        lineup.doubt = True
+        return replace(target, swept=True, why=f"{target.why}; the examples' run goes through other definitions")
+    if outranked(spectrum, target):
+        return replace(target, swept=True, why=f"{target.why}; the failing tests' spectrum ranks other "
+                       "definitions higher, so their one-change candidates go before any is rewritten whole")
+    return target
 
 
 def _edited(editing, action: Action, result: ToolResult) -> tuple[str, str] | None:

@@ -123,11 +123,8 @@ class VerifiedRepair:
                                               probes, note, failure), partial(merges, whole, rows)]
             if round_number == 0 and source:
                 rounds = self._cheap(rounds, path, symbol, start, whole, made, bool(check.tests), alone, long)
-            if self.lines and not alone and not block and source and (path, symbol) not in self.gapped:
-                self.gapped.add((path, symbol))  # asked once a definition, last
-                rounds.append(partial(lines_added, self.model, self.meter, self._messages(
-                    "propose_lines", symbol=symbol, path=path, failure=failure, check=described(check, probes),
-                    numbered=numbered(source)), source, self.samples, TEMPERATURE))
+            if not alone and not block:
+                rounds += self._missing_lines(path, symbol, source, failure, check, probes)
             for make in rounds:
                 if _settled(ranked) and getattr(make, "func", None) != self._sampled:
                     continue  # the goal's examples alone, a fix in hand: only the samples' vote is still wanted
@@ -143,12 +140,29 @@ class VerifiedRepair:
             if _settled(ranked):
                 break
             note = next_note(note, ranked, copies)
-        if alone and not _settled(ranked) and not (ranked and ranked[0][2].passes) and \
-                any(is_step(o) for _, _, o in ranked):
-            return decide(self.sandbox, self.events, path, symbol, ranked, votes, len(rows), copies)  # a step: applied
         if alone and not _settled(ranked):
-            return _unfixed_alone(symbol, size if long else 0, path, self.focus.get((path, symbol), ()), ranked)
+            return self._swept(path, symbol, size if long else 0, ranked, votes, len(rows), copies)
         return decide(self.sandbox, self.events, path, symbol, ranked, votes, len(rows), copies)
+
+    def _missing_lines(self, path: str, symbol: str, source: str, failure: str, check: Check,
+                       probes: Probes) -> list:
+        """With --missing-lines, the round that asks which lines are missing from the definition and where
+        (omni/repair/gaps.py), once a definition, after its other rounds; none otherwise."""
+        if not self.lines or not source or (path, symbol) in self.gapped:
+            return []
+        self.gapped.add((path, symbol))
+        return [partial(lines_added, self.model, self.meter, self._messages(
+            "propose_lines", symbol=symbol, path=path, failure=failure, check=described(check, probes),
+            numbered=numbered(source)), source, self.samples, TEMPERATURE)]
+
+    def _swept(self, path: str, symbol: str, size: int, ranked: list, votes: dict[str, int], asked: int,
+               copies: int) -> ToolResult:
+        """A sweep (one-change candidates alone) that found no fix: a step toward the check among them is applied,
+        as a sampled round's is (decided.py); else where to look (size: the definition's length when it is too long
+        to ask for whole, else 0)."""
+        if not (ranked and ranked[0][2].passes) and any(is_step(o) for _, _, o in ranked):
+            return decide(self.sandbox, self.events, path, symbol, ranked, votes, asked, copies)
+        return _unfixed_alone(symbol, size, path, self.focus.get((path, symbol), ()), ranked)
 
     def _cheap(self, rounds: list, path: str, symbol: str, start: int, whole: str, made: Callable,
                tests: bool, alone: bool, long: bool) -> list:
