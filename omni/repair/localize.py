@@ -191,6 +191,11 @@ def _suspect(spectrum: Spectrum, entry: dict) -> Target | None:
                   tuple(map(tuple, entry.get("ran", []))), found[2], score=float(entry["score"]))
 
 
+def _scored(spectrum: Spectrum) -> list[dict]:
+    """The spectrum's ranking of the definitions outside the tests that some failing run scores above 0."""
+    return [e for e in spectrum.ranked() if e["score"] > 0 and not is_test_file(e["path"])]
+
+
 def tied(spectrum: Spectrum, target: Target) -> bool:
     """Whether target is at the top of the spectrum's ranking with another definition outside the tests as high: a
     tie at the top (a constructor and the method it sets up, run by the same tests) is a ranking in doubt, whatever
@@ -207,7 +212,7 @@ def outranked(spectrum: Spectrum, target: Target) -> bool:
     helper at fault runs its wrong line only for the failing ones; sampling the caller first spent 50 to 90 s before
     the sweep of the spectrum's best found the fix in seconds (bench/README.md, run CR). A target the spectrum does
     not rank at all (a definition not written yet, or one no test runs) is not in doubt: there is nothing to weigh."""
-    ranked = [e for e in spectrum.ranked() if e["score"] > 0 and not is_test_file(e["path"])]
+    ranked = _scored(spectrum)
     own = [e["score"] for e in ranked if (e["path"], e["symbol"]) == (target.path, target.symbol)]
     return bool(own) and own[0] < ranked[0]["score"]
 
@@ -224,7 +229,7 @@ def chained(spectrum: Spectrum, target: Target) -> bool:
     test: each definition of the chain is swept before any is rewritten whole (omni/repair/lineup.py)."""
     if spectrum.tests or not spectrum.examples:
         return False
-    ranked = [e for e in spectrum.ranked() if e["score"] > 0 and not is_test_file(e["path"])]
+    ranked = _scored(spectrum)
     if ranked and ranked[0]["score"] >= ALONE and (len(ranked) == 1 or ranked[1]["score"] < ALONE):
         return (ranked[0]["path"], ranked[0]["symbol"]) != (target.path, target.symbol)  # singled out: target?
     return any((e["path"], e["symbol"]) != (target.path, target.symbol) for e in ranked)
