@@ -11,6 +11,7 @@ in place of the definition and graded as a run would be (the hidden tests added,
 reads bug patches, so it is for the tune half and the dev tasks only (bench/reach.py).
 
     python bench/spec_reach.py --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b [--tasks a,b] [-k 8]
+        [--asks code,spec,diagnose]
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def failure_of(repo: Path, task: dict) -> tuple[list[str], str]:
 
 
 def asks(prompts: Prompts, task: dict, site: Site, tests: list[str], failure: str) -> dict[str, list[dict]]:
-    """The two requests: the code shown (omni's own prompt), and the signature and docstring alone (this script's)."""
+    """The requests: the code shown (omni's own prompt), the signature and docstring alone, and the code shown with
+    the fault to be said in words before the code is written (this script's)."""
     path, _, symbol = site.definition.partition(":")
     source = without_docstring(site.source)
     check = "\n".join(f"- {t}" for t in tests) or f"- the goal: {task['goal']}"
@@ -88,10 +90,15 @@ def asks(prompts: Prompts, task: dict, site: Site, tests: list[str], failure: st
     system = {"role": "system", "content": prompts.render("repair_system")}
     code = prompts.render("propose", source=textwrap.dedent(source), documented=source != site.source, reader="",
                           owner="", imports="", **common)
-    spec = Prompts(Path(__file__).resolve().parent / "prompts").render(
+    own = Prompts(Path(__file__).resolve().parent / "prompts")
+    spec = own.render(
         "propose_spec", head=head_of(site.source), documented=source != site.source, imports=imports_of(site.text),
         **common)
-    return {"code": [system, {"role": "user", "content": code}], "spec": [system, {"role": "user", "content": spec}]}
+    diagnose = own.render("propose_diagnose", source=textwrap.dedent(source), documented=source != site.source,
+                          **common)
+    return {"code": [system, {"role": "user", "content": code}], "spec": [system, {"role": "user", "content": spec}],
+            "diagnose": [{"role": "system", "content": own.render("diagnose_system")},
+                         {"role": "user", "content": diagnose}]}
 
 
 def graded(repo: Path, task: dict, site: Site, code: str) -> bool:
@@ -110,7 +117,7 @@ def graded(repo: Path, task: dict, site: Site, code: str) -> bool:
         (repo / path).write_text(site.text)
 
 
-def reach(task: dict, work: Path, client: OpenAI, model: str, k: int, prompts: Prompts,
+def reach(task: dict, work: Path, client: OpenAI, model: str, k: int, prompts: Prompts, kinds: list[str],
           show: bool = False) -> list[dict]:
     ensure_test_requires(task)
     rows, found, repo = [], list(sites(task, work)), work / "bug" / "repo"
@@ -123,6 +130,8 @@ def reach(task: dict, work: Path, client: OpenAI, model: str, k: int, prompts: P
             continue
         row, original = {"task": task["id"], "definition": site.definition}, shape(without_docstring(site.source))
         for kind, messages in asks(prompts, task, site, tests, failure).items():
+            if kind not in kinds:
+                continue
             began = time.monotonic()
             with ThreadPoolExecutor(4) as pool:
                 replies = list(pool.map(lambda asked: client.chat.completions.create(
@@ -148,20 +157,22 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("-k", "--samples", type=int, default=8, help="samples of each ask per definition")
     parser.add_argument("--show", action="store_true", help="print every candidate and whether it passed")
+    parser.add_argument("--asks", default="code,spec", help="which asks, of code, spec and diagnose")
     opts = parser.parse_args()
     client, prompts = OpenAI(base_url=opts.base_url, api_key="sk-local", timeout=600), Prompts()
-    totals = {"code": 0, "spec": 0}
+    kinds = opts.asks.split(",")
+    totals = dict.fromkeys(kinds, 0)
     for task in readable(opts.tasks, "spec_reach.py"):
         with tempfile.TemporaryDirectory(prefix="omni-spec-") as tmp:
-            for row in reach(task, Path(tmp), client, opts.model, opts.samples, prompts, opts.show):
+            for row in reach(task, Path(tmp), client, opts.model, opts.samples, prompts, kinds, opts.show):
                 said = row.get("skipped") or "  ".join(
                     f"{kind}: {row[kind]['passing']}/{opts.samples} pass, {row[kind]['copies']} copies, "
-                    f"{row[kind]['seconds']} s" for kind in ("code", "spec"))
+                    f"{row[kind]['seconds']} s" for kind in kinds)
                 print(f"{row['task']:32} {row['definition'].split(':')[1][:30]:30} {said}", flush=True)
                 for kind in totals:
                     totals[kind] += bool(row.get(kind, {}).get("passing"))
-    print(f"\ndefinitions with a passing rewrite: code shown {totals['code']}, signature and docstring "
-          f"{totals['spec']} ({opts.samples} samples each)")
+    print("\ndefinitions with a passing rewrite: " + ", ".join(f"{kind} {n}" for kind, n in totals.items())
+          + f" ({opts.samples} samples each)")
 
 
 if __name__ == "__main__":
