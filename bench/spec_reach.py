@@ -7,8 +7,9 @@ unchanged, and a statement the bug deleted is not written back (bench/README.md,
 the definition again from what it should do (bench/prompts/propose_spec.md), it cannot copy the fault, only its own
 idea of the code. This measures both asks side by side on the bug's own definition (a perfect localization), in one
 run, with the same failure shown: the failing tests of the repository as they fail on the bug. Each candidate is put
-in place of the definition and graded as a run would be (the hidden tests added, fail_to_pass and pass_to_pass). It
-reads bug patches, so it is for the tune half and the dev tasks only (bench/reach.py).
+in place of the definition and graded as a run would be (the hidden tests added, fail_to_pass and pass_to_pass).
+A third ask, `diagnose` (bench/prompts/propose_diagnose.md), shows the code and asks for the fault in a sentence
+before the rewrite. It reads bug patches, so it is for the tune half and the dev tasks only (bench/reach.py).
 
     python bench/spec_reach.py --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b [--tasks a,b] [-k 8]
         [--asks code,spec,diagnose]
