@@ -42,6 +42,7 @@ from omni.repair.rewritten import shape, without_docstring  # noqa: E402
 TEMPERATURE = 0.8  # verified repair's sampled rounds (omni/repair/verified.py)
 MAX_TOKENS = 1024
 FAILURE_CHARS = 1200
+ASKS = ("code", "spec", "diagnose")  # the requests asks() makes
 
 
 def head_of(source: str) -> str:
@@ -158,10 +159,12 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("-k", "--samples", type=int, default=8, help="samples of each ask per definition")
     parser.add_argument("--show", action="store_true", help="print every candidate and whether it passed")
-    parser.add_argument("--asks", default="code,spec", help="which asks, of code, spec and diagnose")
+    parser.add_argument("--asks", default="code,spec", help=f"which asks, of {', '.join(ASKS)}")
     opts = parser.parse_args()
     client, prompts = OpenAI(base_url=opts.base_url, api_key="sk-local", timeout=600), Prompts()
     kinds = opts.asks.split(",")
+    if unknown := [kind for kind in kinds if kind not in ASKS]:
+        parser.error(f"unknown ask {', '.join(unknown)}: choose from {', '.join(ASKS)}")
     totals = dict.fromkeys(kinds, 0)
     for task in readable(opts.tasks, "spec_reach.py"):
         with tempfile.TemporaryDirectory(prefix="omni-spec-") as tmp:
