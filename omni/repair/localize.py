@@ -133,11 +133,10 @@ def suspects(spectrum: Spectrum, tried: set[tuple[str, str]], limit: int) -> lis
     """The next definitions to try when a round on the first found no fix: the spectrum's best (tools/spectrum.py),
     ties included, outside tests, not tried yet, at most `limit`."""
     found: list[Target] = []
-    for entry in spectrum.ranked():
+    for entry in _scored(spectrum):
         if len(found) >= limit:
             break
-        if entry["score"] > 0 and not is_test_file(entry["path"]) and (target := _suspect(spectrum, entry)) \
-                and (target.path, target.symbol) not in tried:
+        if (target := _suspect(spectrum, entry)) and (target.path, target.symbol) not in tried:
             found.append(target)
     return found
 
@@ -200,8 +199,8 @@ def tied(spectrum: Spectrum, target: Target) -> bool:
     """Whether target is at the top of the spectrum's ranking with another definition outside the tests as high: a
     tie at the top (a constructor and the method it sets up, run by the same tests) is a ranking in doubt, whatever
     the passing tests' share that broke it or the rule that picked the target (the one function the check calls)."""
-    ranked = [e for e in spectrum.ranked() if not is_test_file(e["path"])]
-    top = [e for e in ranked if e["score"] > 0 and e["score"] >= ranked[0]["score"]]
+    ranked = _scored(spectrum)
+    top = [e for e in ranked if e["score"] >= ranked[0]["score"]]
     return len(top) > 1 and any((e["path"], e["symbol"]) == (target.path, target.symbol) for e in top)
 
 
