@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -42,7 +45,8 @@ from omni.repair.rewritten import shape, without_docstring  # noqa: E402
 TEMPERATURE = 0.8  # verified repair's sampled rounds (omni/repair/verified.py)
 MAX_TOKENS = 1024
 FAILURE_CHARS = 1200
-ASKS = ("code", "spec", "diagnose")  # the requests asks() makes
+ASKS = ("code", "spec", "diagnose", "trace")  # the requests asks() makes
+TRACE_CHARS = 2400
 
 
 def head_of(source: str) -> str:
@@ -82,9 +86,42 @@ def failure_of(repo: Path, task: dict) -> tuple[list[str], str]:
     return own, "\n".join(lines)[-FAILURE_CHARS:]
 
 
-def asks(prompts: Prompts, task: dict, site: Site, tests: list[str], failure: str) -> dict[str, list[dict]]:
-    """The requests: the code shown (omni's own prompt), the signature and docstring alone, and the code shown with
-    the fault to be said in words before the code is written (this script's)."""
+def trace_of(repo: Path, task: dict, site: Site, tests: list[str]) -> str:
+    """What the definition's lines did in the first failing test that calls it (bench/valuetrace.py): each line that
+    ran, as written, with the names it set and their values, and what the call returned or raised. Empty when no
+    failing test calls it."""
+    if not tests:
+        return ""
+    path, _, name = site.definition.partition(":")
+    with tempfile.TemporaryDirectory(prefix="valuetrace-") as tmp:
+        out = Path(tmp) / "trace.json"
+        roots = [p for p in (repo / "src", repo) if p.exists()]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(p) for p in [*roots, Path(__file__).parent]),
+                   PYTHONDONTWRITEBYTECODE="1", VALUETRACE_FILE=path, VALUETRACE_NAME=name, VALUETRACE_OUT=str(out))
+        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "valuetrace",
+                        *task.get("pytest_args", []), *tests], cwd=repo, env=env, capture_output=True, timeout=300,
+                       check=False)
+        calls = json.loads(out.read_text()) if out.exists() else []
+    rows = site.text.splitlines()
+    margin = len(site.source) - len(site.source.lstrip())
+    said: list[str] = []
+    for n, events in enumerate(calls, 1):
+        said.append(f"call {n}:")
+        for event in events:
+            if event[0] == "line":
+                text = rows[event[1] - 1][margin:] if event[1] <= len(rows) else ""
+                names = ", ".join(f"{k} = {v}" for k, v in event[2].items())
+                said.append(f"{text}{'    # ' + names if names else ''}")
+            else:
+                said.append(f"-> {'returned' if event[0] == 'return' else 'raised'} {event[1]}")
+    return "\n".join(said)[:TRACE_CHARS]
+
+
+def asks(prompts: Prompts, task: dict, site: Site, tests: list[str], failure: str,
+         trace: str = "") -> dict[str, list[dict]]:
+    """The requests: the code shown (omni's own prompt), the signature and docstring alone, the code shown with
+    the fault to be said in words before the code is written, and the code shown with what its lines did in the
+    failing test (the last three this script's)."""
     path, _, symbol = site.definition.partition(":")
     source = without_docstring(site.source)
     check = "\n".join(f"- {t}" for t in tests) or f"- the goal: {task['goal']}"
@@ -98,7 +135,10 @@ def asks(prompts: Prompts, task: dict, site: Site, tests: list[str], failure: st
         **common)
     diagnose = own.render("propose_diagnose", source=textwrap.dedent(source), documented=source != site.source,
                           **common)
+    traced = own.render("propose_trace", source=textwrap.dedent(source), documented=source != site.source,
+                        trace=trace, **common)
     return {"code": [system, {"role": "user", "content": code}], "spec": [system, {"role": "user", "content": spec}],
+            "trace": [system, {"role": "user", "content": traced}],
             "diagnose": [{"role": "system", "content": own.render("diagnose_system")},
                          {"role": "user", "content": diagnose}]}
 
@@ -124,6 +164,8 @@ def reach(task: dict, work: Path, client: OpenAI, model: str, k: int, prompts: P
     ensure_test_requires(task)
     rows, found, repo = [], list(sites(task, work)), work / "bug" / "repo"
     tests, failure = failure_of(repo, task)
+    traces = {site.definition: trace_of(repo, task, site, tests) for site in found
+              if not isinstance(site, str) and "trace" in {kind.partition("@")[0] for kind in kinds}}
     if (task["dir"] / "hidden").is_dir():
         shutil.copytree(task["dir"] / "hidden", repo, dirs_exist_ok=True)
     for site in found:
@@ -131,13 +173,18 @@ def reach(task: dict, work: Path, client: OpenAI, model: str, k: int, prompts: P
             rows.append({"task": task["id"], "definition": site, "skipped": "not a definition on both sides"})
             continue
         row, original = {"task": task["id"], "definition": site.definition}, shape(without_docstring(site.source))
-        for kind, messages in asks(prompts, task, site, tests, failure).items():
-            if kind not in kinds:
-                continue
+        trace = traces.get(site.definition, "")
+        row["traced"] = bool(trace)
+        if show and trace:
+            print(f"--- trace of {site.definition}:\n{trace}", flush=True)
+        requests = asks(prompts, task, site, tests, failure, trace)
+        for kind in kinds:
+            ask, _, warmth = kind.partition("@")  # code@1.1: omni's ask at another temperature
+            messages, temperature = requests[ask], float(warmth or TEMPERATURE)
             began = time.monotonic()
             with ThreadPoolExecutor(4) as pool:
-                replies = list(pool.map(lambda asked: client.chat.completions.create(
-                    model=model, messages=asked, temperature=TEMPERATURE, max_tokens=MAX_TOKENS), [messages] * k))
+                replies = list(pool.map(lambda asked, warm=temperature: client.chat.completions.create(
+                    model=model, messages=asked, temperature=warm, max_tokens=MAX_TOKENS), [messages] * k))
             codes = [code_of(r.choices[0].message.content or "") for r in replies]
             shapes = [shape(without_docstring(c)) for c in codes]
             copies = sum(1 for c, form in zip(codes, shapes, strict=True) if c and form == original)
@@ -152,6 +199,14 @@ def reach(task: dict, work: Path, client: OpenAI, model: str, k: int, prompts: P
     return rows
 
 
+def _known(kind: str) -> bool:
+    ask, at, warmth = kind.partition("@")
+    try:
+        return ask in ASKS and (not at or 0 <= float(warmth) <= 2)
+    except ValueError:
+        return False
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default="", help="comma-separated task names (tune half or dev)")
@@ -159,12 +214,15 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("-k", "--samples", type=int, default=8, help="samples of each ask per definition")
     parser.add_argument("--show", action="store_true", help="print every candidate and whether it passed")
-    parser.add_argument("--asks", default="code,spec", help=f"which asks, of {', '.join(ASKS)}")
+    parser.add_argument("--asks", default="code,spec",
+                        help=f"which asks, of {', '.join(ASKS)}, each at the sampled rounds' temperature or another "
+                             "(code@1.1)")
     opts = parser.parse_args()
     client, prompts = OpenAI(base_url=opts.base_url, api_key="sk-local", timeout=600), Prompts()
     kinds = opts.asks.split(",")
-    if unknown := [kind for kind in kinds if kind not in ASKS]:
-        parser.error(f"unknown ask {', '.join(unknown)}: choose from {', '.join(ASKS)}")
+    if unknown := [kind for kind in kinds if not _known(kind)]:
+        parser.error(f"unknown ask {', '.join(unknown)}: choose from {', '.join(ASKS)}, each with an optional "
+                     f"@temperature (code@1.1)")
     totals = dict.fromkeys(kinds, 0)
     for task in readable(opts.tasks, "spec_reach.py"):
         with tempfile.TemporaryDirectory(prefix="omni-spec-") as tmp:
