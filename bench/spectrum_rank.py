@@ -1,0 +1,92 @@
+"""Where the spectrum (tools/spectrum.py) ranks the bug's definitions, for each task of the tune half and the dev
+tasks: with the passing side omni chooses (the test files of the code the failing tests ran that name the most of
+its definitions), against the passing side chosen by file name alone (the first three test files of each module, as
+before 2026-12-06), side by side in one run.
+
+The failing side is the task's own failing tests, as a run has them at the start; a task with none (its goal is all
+there is) gets the grader's hidden tests instead, as a stand-in for the reproduction test a run would write (said
+in the table). No model and no sandbox: the spectrum tool runs on this machine's Python, in the task's repository.
+It reads the task's bug patch, so it is for the tune half and the dev tasks only (bench/reach.py).
+
+    python bench/spectrum_rank.py [--tasks a,b]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import spectrum as tool  # noqa: E402  (tools/spectrum.py)
+from context import Context  # noqa: E402
+from reach import readable  # noqa: E402
+from run_tasks import ensure_test_requires, prepare  # noqa: E402
+from testmap import test_files, tests_importing  # noqa: E402
+
+from failures import bug_definitions  # noqa: E402
+
+CHOOSERS = {"named": tool._passing_side}
+
+
+def by_file_name(ctx: Context, failed: list[list], files: list[str]) -> list[str]:
+    """The passing side before 2026-12-06: the first three test files of each module the failing tests ran, by the
+    test files' order, up to MAX_MORE."""
+    ran, tests = sorted({path for run in failed for path, _ in run}), test_files(ctx)
+    return list(dict.fromkeys(t for path in ran for t in tests_importing(ctx, path, 3, tests)
+                              if t not in files))[:tool.MAX_MORE]
+
+
+CHOOSERS["by file name"] = by_file_name
+
+
+def ranks(task: dict, work: Path) -> dict:
+    ensure_test_requires(task)
+    repo = prepare(task, work)
+    right = bug_definitions((task["dir"] / "bug.patch").read_text(), repo)
+    own = [t for t in task["fail_to_pass"] if (repo / t.split("::")[0]).exists()]
+    if not own and (task["dir"] / "hidden").is_dir():
+        shutil.copytree(task["dir"] / "hidden", repo, dirs_exist_ok=True)
+    failing = own or task["fail_to_pass"]
+    row = {"task": task["id"], "failing": "own" if own else "hidden", "right": right}
+    for name, chooser in CHOOSERS.items():
+        tool._passing_side = chooser
+        try:
+            ran = tool.spectrum(Context(root=repo), failing)
+        finally:
+            tool._passing_side = CHOOSERS["named"]
+        found = ran["details"]
+        suspects = [f"{s['path']}:{s['symbol']}" for s in found.get("suspects", [])]
+        tops = [s["score"] for s in found.get("suspects", [])]
+        row[name] = {"ranks": [suspects.index(r) + 1 if r in suspects else None for r in right],
+                     "tied": [tops.count(tops[suspects.index(r)]) if r in suspects else None for r in right],
+                     "passed": found.get("passed", 0), "error": ran["error"][:200]}
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", default="", help="comma-separated task names (tune half or dev)")
+    opts = parser.parse_args()
+    firsts = dict.fromkeys(CHOOSERS, 0)
+    print(f"{'task':32} {'failing':7} " + "  ".join(f"{name}: rank (tied) passed" for name in CHOOSERS))
+    for task in readable(opts.tasks, "spectrum_rank.py"):
+        with tempfile.TemporaryDirectory(prefix="omni-rank-") as tmp:
+            row = ranks(task, Path(tmp))
+        said = []
+        for name in CHOOSERS:
+            got = row[name]
+            firsts[name] += bool(got["ranks"]) and got["ranks"][0] == 1 and got["tied"][0] == 1
+            error = f" {got['error']}" if got["error"] else ""
+            said.append(f"{name}: {got['ranks']} ({got['tied']}) {got['passed']}{error}")
+        print(f"{row['task']:32} {row['failing']:7} " + "  ".join(said), flush=True)
+    print("\nthe bug's first definition alone at the top: " + ", ".join(f"{k} {n}" for k, n in firsts.items()))
+
+
+if __name__ == "__main__":
+    main()
