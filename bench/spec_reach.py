@@ -9,10 +9,12 @@ idea of the code. This measures both asks side by side on the bug's own definiti
 run, with the same failure shown: the failing tests of the repository as they fail on the bug. Each candidate is put
 in place of the definition and graded as a run would be (the hidden tests added, fail_to_pass and pass_to_pass).
 A third ask, `diagnose` (bench/prompts/propose_diagnose.md), shows the code and asks for the fault in a sentence
-before the rewrite. It reads bug patches, so it is for the tune half and the dev tasks only (bench/reach.py).
+before the rewrite; a fourth, `trace` (bench/prompts/propose_trace.md), shows the code with what its lines did in
+the first failing test that calls it (bench/valuetrace.py). An ask may name its own temperature (`code@1.1`). It
+reads bug patches, so it is for the tune half and the dev tasks only (bench/reach.py).
 
     python bench/spec_reach.py --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b [--tasks a,b] [-k 8]
-        [--asks code,spec,diagnose]
+        [--asks code,spec,diagnose,trace,code@1.1]
 """
 
 from __future__ import annotations
