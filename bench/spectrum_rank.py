@@ -1,7 +1,8 @@
 """Where the spectrum (tools/spectrum.py) ranks the bug's definitions, for each task of the tune half and the dev
-tasks: with the passing side omni chooses (the test files of the code the failing tests ran that name the most of
-its definitions), against the passing side chosen by file name alone (the first three test files of each module, as
-before 2026-12-06), side by side in one run.
+tasks: with the passing side omni chooses (the first three test files of each module the failing tests ran, in file
+order), against one chosen by the names the failing tests ran (the test files that name the most of the
+definitions they ran first, and their classes), side by side in one run. The second was built into omni on
+2026-12-06 (15d4062) from this script's first run, and taken out again after runs CW and CX (bench/README.md).
 
 The failing side is the task's own failing tests, as a run has them at the start; a task with none (its goal is all
 there is) gets the grader's hidden tests instead, as a stand-in for the reproduction test a run would write (said
@@ -14,6 +15,8 @@ It reads the task's bug patch, so it is for the tune half and the dev tasks only
 from __future__ import annotations
 
 import argparse
+import ast
+import re
 import shutil
 import sys
 import tempfile
@@ -27,22 +30,36 @@ import spectrum as tool  # noqa: E402  (tools/spectrum.py)
 from context import Context  # noqa: E402
 from reach import readable  # noqa: E402
 from run_tasks import ensure_test_requires, prepare  # noqa: E402
-from testmap import test_files, tests_importing  # noqa: E402
+from testmap import MAX_TEST_FILES, test_files, tests_importing  # noqa: E402
 
 from failures import bug_definitions  # noqa: E402
 
-CHOOSERS = {"named": tool._passing_side}
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def by_file_name(ctx: Context, failed: list[list], files: list[str]) -> list[str]:
-    """The passing side before 2026-12-06: the first three test files of each module the failing tests ran, by the
-    test files' order, up to MAX_MORE."""
-    ran, tests = sorted({path for run in failed for path, _ in run}), test_files(ctx)
-    return list(dict.fromkeys(t for path in ran for t in tests_importing(ctx, path, 3, tests)
-                              if t not in files))[:tool.MAX_MORE]
+def named_first(ctx: Context, failed: list[list], files: list[str]) -> list[str]:
+    """The test files of the code the failing tests ran, those that name the most of the definitions they ran (and
+    their classes; dunders and names of two letters or fewer left out) first; among equals, omni's order."""
+    lines = {(path, line) for run in failed for path, line in run}
+    tests, ran = test_files(ctx), sorted({path for path, _ in lines})
+    found = {path: [t for t in tests_importing(ctx, path, MAX_TEST_FILES, tests) if t not in files] for path in ran}
+    order = list(dict.fromkeys([*(t for path in ran for t in found[path][:3]),
+                                *(t for path in ran for t in found[path])]))
+    names = set()
+    for path in ran:
+        try:
+            spans = tool._spans(ast.parse((ctx.root / path).read_bytes()))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for line in (line for where, line in lines if where == path):
+            if (holder := tool._holder(spans, line)) is not None:
+                names.update(part for part in holder.split(".") if len(part) > 2 and not part.startswith("__"))
+    named = {test: len(names & set(IDENTIFIER.findall((ctx.root / test).read_text(errors="replace"))))
+             for test in order}
+    return sorted(order, key=lambda test: -named[test])[:tool.MAX_MORE]
 
 
-CHOOSERS["by file name"] = by_file_name
+CHOOSERS = {"omni's": tool._passing_side, "named first": named_first}
 
 
 def ranks(task: dict, work: Path) -> dict:
@@ -59,7 +76,7 @@ def ranks(task: dict, work: Path) -> dict:
         try:
             ran = tool.spectrum(Context(root=repo), failing)
         finally:
-            tool._passing_side = CHOOSERS["named"]
+            tool._passing_side = CHOOSERS["omni's"]
         found = ran["details"]
         suspects = [f"{s['path']}:{s['symbol']}" for s in found.get("suspects", [])]
         tops = [s["score"] for s in found.get("suspects", [])]

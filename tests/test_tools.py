@@ -804,32 +804,6 @@ def test_spectrum_ranks_the_line_only_failing_tests_run(tmp_path, docker_engine)
         assert not outside.success and "outside the repository" in outside.error
 
 
-CLASSES = {
-    "src/zoo/__init__.py": "from zoo.animals import Alpha, Beta\n",
-    "src/zoo/animals.py": ("class Alpha:\n    def size(self):\n        return 1\n\n\n"
-                           "class Beta:\n    def reset(self):\n        self.n = 0\n        return self\n\n"
-                           "    def value(self, x):\n        if x < 0:\n            return x  # the fault: -x\n"
-                           "        return x\n"),
-    **{f"tests/test_a{n}.py": f"from zoo import Alpha\n\n\ndef test_size{n}():\n    assert Alpha().size() == 1\n"
-       for n in range(1, 10)},
-    "tests/test_zb.py": "from zoo import Beta\n\n\ndef test_value():\n    assert Beta().reset().value(2) == 2\n",
-    ".omni/check/test_reproduce.py": "from zoo import Beta\n\n\ndef test_it():\n"
-                                     "    assert Beta().reset().value(-2) == 2\n",
-}
-
-
-def test_the_passing_side_is_the_tests_that_name_what_the_failing_test_ran(tmp_path, docker_engine):
-    # Every test file imports the package; the first nine by name test another class. Chosen by name alone, the
-    # passing side never ran Beta: reset and value both scored 1.0, and reset came first.
-    with own_sandbox(tmp_path, "passing", CLASSES) as box:
-        ran = box.run_tool("spectrum", {"failing": [".omni/check/test_reproduce.py::test_it"]}, 300)
-        assert ran.success, ran.error
-        first, second = ran.details["suspects"][:2]
-        assert (first["symbol"], first["score"], first["lines"]) == ("Beta.value", 1.0, [13]), ran.output
-        assert second["symbol"] == "Beta.reset" and second["score"] < 1.0, ran.output
-        assert ran.details["passed"] == 8  # at most 8 files: test_zb.py, which names Beta and value, first
-
-
 def test_project_addopts_for_a_missing_plugin_are_left_out_and_said(tmp_path, docker_engine):
     # wcwidth's tox.ini adds --cov options; without pytest-cov, pytest exited 4 before running a test.
     with own_sandbox(tmp_path, "cov", {"tox.ini": "[pytest]\naddopts = --cov=pkg --cov-append\n",
