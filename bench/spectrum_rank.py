@@ -62,14 +62,20 @@ def named_first(ctx: Context, failed: list[list], files: list[str]) -> list[str]
 CHOOSERS = {"omni's": tool._passing_side, "named first": named_first}
 
 
-def ranks(task: dict, work: Path) -> dict:
+def failing_side(task: dict, work: Path) -> tuple[Path, list[str], list[str], bool]:
+    """The task's repository with the bug, the bug's definitions, the failing tests (its own, else the hidden ones,
+    copied in), and whether they are its own."""
     ensure_test_requires(task)
     repo = prepare(task, work)
     right = bug_definitions((task["dir"] / "bug.patch").read_text(), repo)
     own = [t for t in task["fail_to_pass"] if (repo / t.split("::")[0]).exists()]
     if not own and (task["dir"] / "hidden").is_dir():
         shutil.copytree(task["dir"] / "hidden", repo, dirs_exist_ok=True)
-    failing = own or task["fail_to_pass"]
+    return repo, right, own or task["fail_to_pass"], bool(own)
+
+
+def ranks(task: dict, work: Path) -> dict:
+    repo, right, failing, own = failing_side(task, work)
     row = {"task": task["id"], "failing": "own" if own else "hidden", "right": right}
     for name, chooser in CHOOSERS.items():
         tool._passing_side = chooser

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import ast
 import re
-import shutil
 import sys
 import tempfile
 import time
@@ -32,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import spectrum as tool  # noqa: E402  (tools/spectrum.py)
 from context import Context  # noqa: E402
 from reach import readable  # noqa: E402
-from run_tasks import ensure_test_requires, prepare, pytest_ids  # noqa: E402
+from run_tasks import pytest_ids  # noqa: E402
+from spectrum_rank import failing_side  # noqa: E402
 
-from failures import bug_definitions  # noqa: E402
 from omni.prompts import Prompts  # noqa: E402
 
 TEMPERATURE = 0.8
@@ -63,14 +62,8 @@ def failure_of(repo: Path, task: dict, failing: list[str]) -> str:
     return "\n".join(lines)[-FAILURE_CHARS:]
 
 
-def vote(task: dict, work: Path, client: OpenAI, model: str, k: int, top: int, prompts: Prompts) -> dict:
-    ensure_test_requires(task)
-    repo = prepare(task, work)
-    right = bug_definitions((task["dir"] / "bug.patch").read_text(), repo)
-    own = [t for t in task["fail_to_pass"] if (repo / t.split("::")[0]).exists()]
-    if not own and (task["dir"] / "hidden").is_dir():
-        shutil.copytree(task["dir"] / "hidden", repo, dirs_exist_ok=True)
-    failing = own or task["fail_to_pass"]
+def vote(task: dict, work: Path, client: OpenAI, model: str, k: int, top: int) -> dict:
+    repo, right, failing, _ = failing_side(task, work)
     found = tool.spectrum(Context(root=repo), failing)["details"].get("suspects", [])[:top]
     shown = [dict(s, source=source_of(repo, s["path"], s["symbol"])) for s in found]
     shown = [s for s in shown if s["source"]]
@@ -108,11 +101,11 @@ def main() -> None:
     parser.add_argument("-k", "--samples", type=int, default=8, help="sampled answers per task")
     parser.add_argument("--top", type=int, default=7, help="suspects shown, the spectrum's best first")
     opts = parser.parse_args()
-    client, prompts, rows = OpenAI(base_url=opts.base_url, api_key="sk-local", timeout=600), Prompts(), []
+    client, rows = OpenAI(base_url=opts.base_url, api_key="sk-local", timeout=600), []
     print(f"{'task':32} spectrum  votes  greedy  (suspects; votes by number; seconds)")
     for task in readable(opts.tasks, "suspect_vote.py"):
         with tempfile.TemporaryDirectory(prefix="omni-vote-") as tmp:
-            row = vote(task, Path(tmp), client, opts.model, opts.samples, opts.top, prompts)
+            row = vote(task, Path(tmp), client, opts.model, opts.samples, opts.top)
         rows.append(row)
         greedy = "-" if row["greedy"] is None else ("right" if row["spectrum"] and row["names"][row["greedy"] - 1]
                                                     in row["right"] else f"#{row['greedy']}")
