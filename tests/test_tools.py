@@ -132,13 +132,14 @@ def test_read_file_ranges_pages_and_refusals(box):
 
 
 def test_a_module_path_without_py_reads_the_module(box):
-    # small models name files the way imports do: pkg/shapes, pkg.shapes
-    for path in ("pkg/shapes", "pkg.shapes"):
+    # small models name files the way imports do: pkg/shapes, pkg.shapes, and the import path with .py kept
+    for path in ("pkg/shapes", "pkg.shapes", "pkg.shapes.py"):
         read = call(box, "read_file", path=path, start_line=13, end_line=14)
         assert read.success and read.output == "13|     def area(self):\n14|         return math.pi * self.r", path
     symbol = call(box, "read_symbol", path="pkg/shapes", symbol="Circle.area")
     assert symbol.success and "return math.pi * self.r" in symbol.output
     assert "does not exist" in call(box, "read_file", path="pkg/nothing").error
+    assert "does not exist" in call(box, "read_file", path="pkg.nothing.py").error
 
 
 @pytest.mark.parametrize("read_as, edit_as", [

@@ -26,8 +26,10 @@ def resolve(root: Path, path: str, must_exist: bool = True, kind: str = "file") 
         raise ToolError(f"{path!r} is absolute: give a path relative to the repository root")
     candidate = root / path
     if must_exist and kind in ("file", "any") and not os.path.lexists(candidate):
-        # a module named as in an import (stats, pkg.mod): small models often leave out the .py
-        module = next((g for g in (path + ".py", path.replace(".", "/") + ".py") if (root / g).is_file()), None)
+        # a module named as in an import (stats, pkg.mod): small models often leave out the .py, or keep it on a
+        # dotted name (pkg.mod.py), and then repeat that path whatever the error suggests
+        dotted = path.removesuffix(".py").replace(".", "/") + ".py"
+        module = next((g for g in (path + ".py", dotted) if (root / g).is_file()), None)
         candidate = root / module if module else candidate
     real = Path(os.path.realpath(candidate))
     if real != root and root not in real.parents:
