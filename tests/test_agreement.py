@@ -47,3 +47,19 @@ def test_a_method_call_is_grouped_by_the_method_and_named_by_any_call_in_it():
 def test_when_nothing_sets_them_apart_the_first_is_chosen_and_one_sample_may_settle_it_alone():
     chosen, agree = agreed(shown(("f(1)", "2"), ("g(1)", "3")), "it is wrong", at_least=1)
     assert chosen.example.expression == "f(1)" and agree == 1
+
+
+
+def test_a_lone_value_the_goal_writes_out_is_a_check():
+    goal = "The percentiles are off: for scores [2, 4, 9, 30] the 25th comes out 3.25, but it should be 3.5000"
+    chosen, agree = agreed(shown(("pct([2, 4, 9, 30], 25)", "4.5"), ("pct([2, 4, 9, 30], 25)", "3.5000")), goal)
+    assert chosen.example.expected == "3.5000" and agree == 1
+    assert agreed(shown(("pct([2, 4, 9, 30], 25)", "4.5"), ("pct([2, 4, 9, 30], 75)", "3.5")), goal) is None
+    quoted = "pages [1, 2, 2, 3] come out as '1-2,2-3' where they should be '1-3'"
+    assert agreed(shown(("pages([1, 2, 2, 3])", "'1-3'"),), quoted)[0].example.expected == "'1-3'"
+
+
+def test_a_lone_value_its_own_call_holds_is_no_check_though_the_goal_writes_it():
+    goal = "parse_size('1.5k') should be 1500 and gives 15"
+    assert agreed(shown(("parse_size('1.5k')", "'1.5k'"),), goal) is None  # the input, not an outcome
+    assert agreed(shown(("parse_size('1.5k')", "1500"),), goal)[0].example.expected == "1500"

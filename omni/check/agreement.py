@@ -15,7 +15,12 @@ Only the examples that show the problem vote: one that holds, raises what a wron
 says nothing about what the goal's behaviour should be. And a lone answer is not taken: at a temperature a small
 model also writes values at random (`to_number('IV') == 5`), which "show a problem" as well as a right one does. A
 wrong check is worse than none: no fix can pass it, and the run spends its time on it. So an example becomes the
-check only once at least two samples (of this try or an earlier one) wrote the same call and value."""
+check only once at least two samples (of this try or an earlier one) wrote the same call and value, or once one
+sample wrote a value the goal itself writes out (omni/goal/reading.py: values_written, a quoted value or a token of
+four characters or more with a digit) that its call does not hold: a value at random is not one the user wrote, and
+an input copied into the value is not an outcome. A run whose one sample wrote the right value the user gave was
+left with no check while the others wrote the wrong value the goal also gives, which the code gives too and so
+shows nothing (a dev task's record)."""
 
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ from collections import Counter
 
 from omni.check.examples import Evaluation
 from omni.goal.examples import calls_in
-from omni.goal.reading import plain_words, shared_words
+from omni.goal.reading import plain_words, shared_words, values_written
 
 
 def agreed(shown: list[Evaluation], goal: str, at_least: int = 2) -> tuple[Evaluation, int] | None:
@@ -38,11 +43,18 @@ def agreed(shown: list[Evaluation], goal: str, at_least: int = 2) -> tuple[Evalu
         name, names = called[n]
         return (not any(shared_words(each, words) for each in names), -calls[name], -written[str(shown[n].example)], n)
 
-    agreeing = [n for n, e in enumerate(shown) if written[str(e.example)] >= at_least]
+    stated = values_written(goal)
+    agreeing = [n for n, e in enumerate(shown) if written[str(e.example)] >= at_least or _stated(e, stated)]
     if not agreeing:
         return None
     best = min(agreeing, key=rank)
     return shown[best], written[str(shown[best].example)]
+
+
+def _stated(shown: Evaluation, values: set[str]) -> bool:
+    """Whether the example's value is one the goal writes out (values_written) and not one its call holds."""
+    value = shown.example.expected.strip().strip("'\"")
+    return value in values and value not in shown.example.expression
 
 
 def _called(expression: str) -> tuple[str, list[str]]:
