@@ -49,7 +49,6 @@ def test_when_nothing_sets_them_apart_the_first_is_chosen_and_one_sample_may_set
     assert chosen.example.expression == "f(1)" and agree == 1
 
 
-
 def test_a_lone_value_the_goal_writes_out_is_a_check():
     goal = "The percentiles are off: for scores [2, 4, 9, 30] the 25th comes out 3.25, but it should be 3.5000"
     chosen, agree = agreed(shown(("pct([2, 4, 9, 30], 25)", "4.5"), ("pct([2, 4, 9, 30], 25)", "3.5000")), goal)

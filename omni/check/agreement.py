@@ -16,11 +16,11 @@ says nothing about what the goal's behaviour should be. And a lone answer is not
 model also writes values at random (`to_number('IV') == 5`), which "show a problem" as well as a right one does. A
 wrong check is worse than none: no fix can pass it, and the run spends its time on it. So an example becomes the
 check only once at least two samples (of this try or an earlier one) wrote the same call and value, or once one
-sample wrote a value the goal itself writes out (omni/goal/reading.py: values_written, a quoted value or a token of
-four characters or more with a digit) that its call does not hold: a value at random is not one the user wrote, and
-an input copied into the value is not an outcome. A run whose one sample wrote the right value the user gave was
-left with no check while the others wrote the wrong value the goal also gives, which the code gives too and so
-shows nothing (a dev task's record)."""
+sample wrote a value the goal itself writes out (omni/goal/reading.py: values_written, a quoted value of three
+characters or more, or a token of four or more with a digit) that its call does not hold: a value at random is
+not one the user wrote, and an input copied into the value is not an outcome. A run whose one sample wrote the
+right value the user gave was left with no check while the others wrote the wrong value the goal also gives,
+which the code gives too and so shows nothing (a dev task's record)."""
 
 from __future__ import annotations
 
