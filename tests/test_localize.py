@@ -294,3 +294,28 @@ def test_the_one_function_the_check_calls_gives_way_to_one_the_failing_tests_sin
         assert target.symbol == expected[0] and expected[1] in target.why, target
     finally:
         box.close()
+
+
+RANGES = {
+    "ranges.py": ("class Ranges:\n    def __init__(self, items):\n        self.items = sorted(items)\n\n"
+                  "    def _clip(self, top):\n        return [x for x in self.items if x <= top]\n\n"
+                  "    def below(self, top):\n        return self._clip(top)\n"),
+    "tests/test_ranges.py": ("from ranges import Ranges\n\n\n"
+                             "def test_below_leaves_the_top_out():\n    assert Ranges([1, 2, 3]).below(2) == [1]\n"),
+}
+
+
+def test_suspects_the_tests_rank_alike_are_ordered_by_the_goals_code_names(tmp_path):
+    """One failing test and no passing one: every line it ran scores 1.00, and the three definitions tie, in file
+    order. A goal that writes `r._clip` as code puts _clip first among them; one that names none leaves file order."""
+    box = LocalSandbox(make_repo(tmp_path / "repo", RANGES))
+    try:
+        failing = ["tests/test_ranges.py::test_below_leaves_the_top_out"]
+        plain = [s["symbol"] for s in Spectrum(box, failing).ranked()]
+        assert plain == ["Ranges.__init__", "Ranges._clip", "Ranges.below"], plain
+        named = read_goal("what is below 2 in a Ranges still holds the 2; I think r._clip keeps the top").code_words()
+        ranked = Spectrum(box, failing, named=named).ranked()
+        assert [s["symbol"] for s in ranked] == ["Ranges._clip", "Ranges.__init__", "Ranges.below"], ranked
+        assert len({s["score"] for s in ranked}) == 1  # the order of equals only
+    finally:
+        box.close()

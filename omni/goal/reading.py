@@ -90,6 +90,10 @@ class GoalReading:
         """Whether the goal has this word as a word of its own (a module, a file's stem: `shapes` in shapes.py)."""
         return bool(re.search(rf"\b{re.escape(word)}\b", self.text))
 
+    def code_words(self) -> frozenset[str]:
+        """The words of the names it writes as code (`SortedDict.irange` gives sorted, dict, irange)."""
+        return frozenset(w for name in self.symbols for part in name.split(".") for w in name_words(part))
+
     def compares(self) -> bool:
         """Whether the goal speaks of values being equal or compared ("two dates compare equal", `a != b`): then
         the code that compares can be what goes wrong, not only the assertion's own tool."""

@@ -94,7 +94,7 @@ def fix_target(sandbox: Sandbox, reading: GoalReading, tests: list[str], express
     for test, name in named.items():  # read_symbol scans the repository: only for names defined outside tests
         if name in defined and _names_it(source(test), name) and (found := definition(sandbox, name, near)):
             return Target(found[0], found[1], f"the failing test {test} is named after it")
-    spectrum = spectrum or Spectrum(sandbox, tests, compares=reading.compares())
+    spectrum = spectrum or Spectrum(sandbox, tests, compares=reading.compares(), named=reading.code_words())
     called = _called(sandbox, {t: source(t) for t in tests[:MAX_TESTS]}, expressions)
     if len(called) == 1 and (found := definition(sandbox, called[0], near)):
         return _singled_out(spectrum, Target(found[0], found[1], "the only function of the project that the check "
@@ -147,8 +147,10 @@ class Spectrum:
     leaves nothing applied). Make a new one for code that has changed."""
 
     def __init__(self, sandbox: Sandbox, tests: list[str], max_lines: int = MAX_LINES,
-                 examples: list[dict] | None = None, events: Events | None = None, compares: bool = False):
+                 examples: list[dict] | None = None, events: Events | None = None, compares: bool = False,
+                 named: frozenset[str] = frozenset()):
         self.sandbox, self.tests, self.max_lines = sandbox, tests, max_lines  # max_lines: of a suspect
+        self.named = named  # the words of the names the goal writes as code: they order the suspects tied
         self.left_out = _SHOWN if compares else _SHOWN | _COMPARES  # compares: the goal speaks of comparing
         self.examples = [e for e in examples or [] if e.get("expected")]  # the failing side when no test fails
         self.events = events  # told the ranking once it is made (the `spectrum` event), for the run's record
@@ -164,13 +166,22 @@ class Spectrum:
                 {"examples": self.examples[:MAX_TESTS]} if self.examples else None
             ran = self.sandbox.run_tool("spectrum", side, 600) if side else None
             found = getattr(details("spectrum", ran), "suspects", []) if ran and ran.success else []
-            self._ranked = [s for s in found if s["symbol"].rsplit(".", 1)[-1] not in self.left_out]
+            kept = [s for s in found if s["symbol"].rsplit(".", 1)[-1] not in self.left_out]
+            self._ranked = sorted(kept, key=lambda s: (-s["score"], -s.get("shared", 0), -self._named(s["symbol"])))
             if self.events and ran:
                 self.events.emit("spectrum", side=next(iter(side)), error="" if ran.success else ran.error[:300],
                                  suspects=[{"path": s["path"], "symbol": s["symbol"], "score": s["score"],
                                             "lines": s["lines"][:5]} for s in self._ranked])
         return self._ranked
 
+
+    def _named(self, symbol: str) -> int:
+        """How many words of the definition's own name (`_get_total` of `Cart._get_total`) the goal's code names
+        have: among suspects the tests rank alike, the more first (else in file order). The tests cannot tell them
+        apart when every line the failing side ran scores alike: a goal's example, or a reproduction test in a
+        repository with no passing tests, as the only evidence. A definition named after the call the user writes
+        is where a fix is most often found among equals; it is no reason to rank it above one the tests prefer."""
+        return len(name_words(symbol.rsplit(".", 1)[-1]) & self.named)
 
     def failing(self) -> list[str]:
         """The spectrum's failing side: every failing test in the files of the first MAX_TESTS (the tracer runs

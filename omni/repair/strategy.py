@@ -160,7 +160,7 @@ class RepairStrategy:
         """The ranking of the check's failing tests, or of its examples when no test fails; its suspects may be
         long definitions (verified repair tries their mechanical candidates, or rewrites blocks of them)."""
         return Spectrum(self.repair.sandbox, check.tests, MAX_DEFINITION, check.examples, self.events,
-                        self.reading.compares())
+                        self.reading.compares(), self.reading.code_words())
 
     def after_action(self, action: Action, result: ToolResult) -> ToolResult:
         if self.repair is None:
