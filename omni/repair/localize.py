@@ -171,13 +171,13 @@ class Spectrum:
             if self.events and ran:
                 self.events.emit("spectrum", side=next(iter(side)), error="" if ran.success else ran.error[:300],
                                  suspects=[{"path": s["path"], "symbol": s["symbol"], "score": s["score"],
-                                            "lines": s["lines"][:5]} for s in self._ranked])
+                                            "shared": s.get("shared", 0), "lines": s["lines"][:5]}
+                                           for s in self._ranked])
         return self._ranked
-
 
     def _named(self, symbol: str) -> int:
         """How many words of the definition's own name (`_get_total` of `Cart._get_total`) the goal's code names
-        have: among suspects the tests rank alike, the more first (else in file order). The tests cannot tell them
+        have: among suspects the tests rank alike, the more first (else by path and name). The tests cannot tell them
         apart when every line the failing side ran scores alike: a goal's example, or a reproduction test in a
         repository with no passing tests, as the only evidence. A definition named after the call the user writes
         is where a fix is most often found among equals; it is no reason to rank it above one the tests prefer."""
