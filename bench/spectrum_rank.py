@@ -1,13 +1,16 @@
 """Where the spectrum (tools/spectrum.py) ranks the bug's definitions, for each task of the tune half and the dev
-tasks: with the passing side omni chooses (the first three test files of each module the failing tests ran, in file
-order), against one chosen by the names the failing tests ran (the test files that name the most of the
-definitions they ran first, and their classes), side by side in one run. The second was built into omni on
-2026-12-06 (15d4062) from this script's first run, and taken out again after runs CW and CX (bench/README.md).
+tasks, three ways side by side in one run: with the passing side omni chooses (the first three test files of each
+module the failing tests ran, in file order); against one chosen by the names the failing tests ran (the test files
+that name the most of the definitions they ran first, and their classes: built into omni on 2026-12-06 (15d4062)
+and taken out again after runs CW and CX, bench/README.md); and omni's side with the suspects the tests rank alike
+ordered by the words of the names the goal writes as code (omni/repair/localize.py `tie_order`, as omni's Spectrum
+orders them).
 
 The failing side is the task's own failing tests, as a run has them at the start; a task with none (its goal is all
 there is) gets the grader's hidden tests instead, as a stand-in for the reproduction test a run would write (said
-in the table). No model and no sandbox: the spectrum tool runs on this machine's Python, in the task's repository.
-It reads the task's bug patch, so it is for the tune half and the dev tasks only (bench/reach.py).
+in the table): a run whose check is the goal's examples ranks what those run, so for such a task the table is not
+what the run saw. No model and no sandbox: the spectrum tool runs on this machine's Python, in the task's
+repository. It reads the task's bug patch, so it is for the tune half and the dev tasks only (bench/reach.py).
 
     python bench/spectrum_rank.py [--tasks a,b]
 """
@@ -33,6 +36,8 @@ from run_tasks import ensure_test_requires, prepare  # noqa: E402
 from testmap import MAX_TEST_FILES, test_files, tests_importing  # noqa: E402
 
 from failures import bug_definitions  # noqa: E402
+from omni.goal.reading import read_goal  # noqa: E402
+from omni.repair.localize import tie_order  # noqa: E402
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -77,18 +82,21 @@ def failing_side(task: dict, work: Path) -> tuple[Path, list[str], list[str], bo
 def ranks(task: dict, work: Path) -> dict:
     repo, right, failing, own = failing_side(task, work)
     row = {"task": task["id"], "failing": "own" if own else "hidden", "right": right}
+    named = read_goal(task["goal"]).code_words()
     for name, chooser in CHOOSERS.items():
         tool._passing_side = chooser
         try:
             ran = tool.spectrum(Context(root=repo), failing)
         finally:
             tool._passing_side = CHOOSERS["omni's"]
-        found = ran["details"]
-        suspects = [f"{s['path']}:{s['symbol']}" for s in found.get("suspects", [])]
-        tops = [s["score"] for s in found.get("suspects", [])]
-        row[name] = {"ranks": [suspects.index(r) + 1 if r in suspects else None for r in right],
-                     "tied": [tops.count(tops[suspects.index(r)]) if r in suspects else None for r in right],
-                     "passed": found.get("passed", 0), "error": ran["error"][:200]}
+        found = ran["details"].get("suspects", [])
+        for order, suspects in ((name, found), *([("omni's, ties by the goal's names", tie_order(found, named))]
+                                                if chooser is CHOOSERS["omni's"] else [])):
+            where = [f"{s['path']}:{s['symbol']}" for s in suspects]
+            keys = [(s["score"], s.get("shared", 0)) for s in suspects]
+            row[order] = {"ranks": [where.index(r) + 1 if r in where else None for r in right],
+                          "tied": [keys.count(keys[where.index(r)]) if r in where else None for r in right],
+                          "passed": ran["details"].get("passed", 0), "error": ran["error"][:200]}
     return row
 
 
@@ -96,19 +104,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default="", help="comma-separated task names (tune half or dev)")
     opts = parser.parse_args()
-    firsts = dict.fromkeys(CHOOSERS, 0)
-    print(f"{'task':32} {'failing':7} " + "  ".join(f"{name}: rank (tied) passed" for name in CHOOSERS))
+    orders = [*CHOOSERS, "omni's, ties by the goal's names"]
+    firsts, seconds = dict.fromkeys(orders, 0), dict.fromkeys(orders, 0)
+    print(f"{'task':32} {'failing':7} " + "  ".join(f"{name}: rank (tied) passed" for name in orders))
     for task in readable(opts.tasks, "spectrum_rank.py"):
         with tempfile.TemporaryDirectory(prefix="omni-rank-") as tmp:
             row = ranks(task, Path(tmp))
         said = []
-        for name in CHOOSERS:
+        for name in orders:
             got = row[name]
             firsts[name] += bool(got["ranks"]) and got["ranks"][0] == 1 and got["tied"][0] == 1
+            seconds[name] += bool(got["ranks"]) and got["ranks"][0] is not None and got["ranks"][0] <= 3
             error = f" {got['error']}" if got["error"] else ""
             said.append(f"{name}: {got['ranks']} ({got['tied']}) {got['passed']}{error}")
         print(f"{row['task']:32} {row['failing']:7} " + "  ".join(said), flush=True)
     print("\nthe bug's first definition alone at the top: " + ", ".join(f"{k} {n}" for k, n in firsts.items()))
+    print("the bug's first definition among the first three (MAX_SUSPECTS): "
+          + ", ".join(f"{k} {n}" for k, n in seconds.items()))
 
 
 if __name__ == "__main__":

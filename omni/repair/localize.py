@@ -167,21 +167,13 @@ class Spectrum:
             ran = self.sandbox.run_tool("spectrum", side, 600) if side else None
             found = getattr(details("spectrum", ran), "suspects", []) if ran and ran.success else []
             kept = [s for s in found if s["symbol"].rsplit(".", 1)[-1] not in self.left_out]
-            self._ranked = sorted(kept, key=lambda s: (-s["score"], -s.get("shared", 0), -self._named(s["symbol"])))
+            self._ranked = tie_order(kept, self.named)
             if self.events and ran:
                 self.events.emit("spectrum", side=next(iter(side)), error="" if ran.success else ran.error[:300],
                                  suspects=[{"path": s["path"], "symbol": s["symbol"], "score": s["score"],
                                             "shared": s.get("shared", 0), "lines": s["lines"][:5]}
                                            for s in self._ranked])
         return self._ranked
-
-    def _named(self, symbol: str) -> int:
-        """How many words of the definition's own name (`_get_total` of `Cart._get_total`) the goal's code names
-        have: among suspects the tests rank alike, the more first (else by path and name). The tests cannot tell them
-        apart when every line the failing side ran scores alike: a goal's example, or a reproduction test in a
-        repository with no passing tests, as the only evidence. A definition named after the call the user writes
-        is where a fix is most often found among equals; it is no reason to rank it above one the tests prefer."""
-        return len(name_words(symbol.rsplit(".", 1)[-1]) & self.named)
 
     def failing(self) -> list[str]:
         """The spectrum's failing side: every failing test in the files of the first MAX_TESTS (the tracer runs
@@ -190,6 +182,18 @@ class Spectrum:
         first in what it leads to in a few of them."""
         files = {t.split("::")[0] for t in self.tests[:MAX_TESTS]}
         return [t for t in self.tests if t.split("::")[0] in files][:MAX_FAILING]
+
+
+def tie_order(suspects: list[dict], named: frozenset[str]) -> list[dict]:
+    """The spectrum's suspects, with those the tests rank alike (score, then lines shared) ordered by how many words
+    of the definition's own name (`_get_total` of `Cart._get_total`) are among `named`, the words of the names the
+    goal writes as code: the more first, else by path and name as the tool sorts. The tests cannot tell suspects
+    apart when every line the failing side ran scores alike: a goal's example, or a reproduction test in a
+    repository with no passing tests, as the only evidence. A definition named after the call the user writes is
+    where a fix is most often found among equals; it is no reason to rank it above one the tests prefer."""
+    def key(s: dict) -> tuple:
+        return -s["score"], -s.get("shared", 0), -len(name_words(s["symbol"].rsplit(".", 1)[-1]) & named)
+    return sorted(suspects, key=key)
 
 
 def _suspect(spectrum: Spectrum, entry: dict) -> Target | None:
