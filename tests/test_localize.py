@@ -306,8 +306,8 @@ RANGES = {
 
 
 def test_suspects_the_tests_rank_alike_are_ordered_by_the_goals_code_names(tmp_path):
-    """One failing test and no passing one: every line it ran scores 1.00, and the three definitions tie, in file
-    order. A goal that writes `r._clip` as code puts _clip first among them; one that names none leaves file order."""
+    """One failing test and no passing one: every line it ran scores 1.00, and the three definitions tie, in name
+    order. A goal that writes `r._clip` as code puts _clip first among them; one that names none leaves name order."""
     box = LocalSandbox(make_repo(tmp_path / "repo", RANGES))
     try:
         failing = ["tests/test_ranges.py::test_below_leaves_the_top_out"]

@@ -188,9 +188,9 @@ def tie_order(suspects: list[dict], named: frozenset[str]) -> list[dict]:
     """The spectrum's suspects, with those the tests rank alike (score, then lines shared) ordered by how many words
     of the definition's own name (`_get_total` of `Cart._get_total`) are among `named`, the words of the names the
     goal writes as code: the more first, else by path and name as the tool sorts. The tests cannot tell suspects
-    apart when every line the failing side ran scores alike: a goal's example, or a reproduction test in a
-    repository with no passing tests, as the only evidence. A definition named after the call the user writes is
-    where a fix is most often found among equals; it is no reason to rank it above one the tests prefer."""
+    apart when no passing test runs their lines (a repository with no tests, the goal's examples or a reproduction
+    test the only evidence): the names the user writes are then the one sign left, where the tool's own order is
+    the alphabet's. They are no reason to rank a definition above one the tests prefer (run DD, bench/README.md)."""
     def key(s: dict) -> tuple:
         return -s["score"], -s.get("shared", 0), -len(name_words(s["symbol"].rsplit(".", 1)[-1]) & named)
     return sorted(suspects, key=key)
