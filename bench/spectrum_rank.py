@@ -65,6 +65,7 @@ def named_first(ctx: Context, failed: list[list], files: list[str]) -> list[str]
 
 
 CHOOSERS = {"omni's": tool._passing_side, "named first": named_first}
+TIED = "omni's, ties by the goal's names"  # omni's side, its ties ordered by tie_order
 
 
 def failing_side(task: dict, work: Path) -> tuple[Path, list[str], list[str], bool]:
@@ -90,8 +91,8 @@ def ranks(task: dict, work: Path) -> dict:
         finally:
             tool._passing_side = CHOOSERS["omni's"]
         found = ran["details"].get("suspects", [])
-        for order, suspects in ((name, found), *([("omni's, ties by the goal's names", tie_order(found, named))]
-                                                if chooser is CHOOSERS["omni's"] else [])):
+        orders = {name: found} | ({TIED: tie_order(found, named)} if chooser is CHOOSERS["omni's"] else {})
+        for order, suspects in orders.items():
             where = [f"{s['path']}:{s['symbol']}" for s in suspects]
             keys = [(s["score"], s.get("shared", 0)) for s in suspects]
             row[order] = {"ranks": [where.index(r) + 1 if r in where else None for r in right],
@@ -104,7 +105,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default="", help="comma-separated task names (tune half or dev)")
     opts = parser.parse_args()
-    orders = [*CHOOSERS, "omni's, ties by the goal's names"]
+    orders = [*CHOOSERS, TIED]
     firsts, seconds = dict.fromkeys(orders, 0), dict.fromkeys(orders, 0)
     print(f"{'task':32} {'failing':7} " + "  ".join(f"{name}: rank (tied) passed" for name in orders))
     for task in readable(opts.tasks, "spectrum_rank.py"):
