@@ -1065,7 +1065,8 @@ def test_when_no_one_change_fixes_a_long_definition_the_model_is_told_where_to_l
                                                                                      blocks):
     """No one-change edit makes the long definition pass (it returns a string), and with block rewrites no few
     lines hold what the failing test points to (only it runs the definition): the round says so with the lines to
-    read, not the code; asked again for the same definition, omni refuses at once, and no sample is ever asked."""
+    read, not the code. Its sweep stopped with candidates left, so omni resumes it once; asked again for the same
+    definition after that, omni refuses at once, and no sample is ever asked."""
     repo = _long_tally(tmp_path / "repo", passing=False, returned="str(total)")
     again = {"tool": "propose_fixes", "args": {"path": "tally.py", "symbol": "tally"}}
     fake.add(PLAN, again, {"tool": "finish", "args": {"summary": "gave up"}})
@@ -1073,11 +1074,12 @@ def test_when_no_one_change_fixes_a_long_definition_the_model_is_told_where_to_l
                    fake=fake, opening_repair=True, mechanical=True)
     (opening,) = [e for e in run.events() if e["kind"] == "opening"]
     assert opening["symbol"] == "tally"
-    first, second = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes"]
+    first, *resumed, second = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes"]
+    assert len(resumed) == 1 and "too long to rewrite whole" in resumed[0]["error"], resumed
     assert not first["success"] and "tally is 89 lines, too long to rewrite whole; omni tried" in first["error"]
     assert "none passes the check" in first["error"] and "The failing tests point to line(s) 2, 3, 4" in first["error"]
     assert "def tally" not in first["error"]
-    assert not second["success"] and "its one-change candidates were tried already" in second["error"]
+    assert not second["success"] and "already failed twice" in second["error"]  # the loop's guard on repeats
     assert candidates(run) and {c["asked"] for c in candidates(run)} == {"mechanical"}
     assert not any(r.get("n") for r in fake.requests)
     assert "return str(total)" in (repo / "tally.py").read_text()

@@ -29,9 +29,11 @@ def test_a_sweep_stopped_at_its_budget_resumes_where_it_stopped_until_none_is_le
     first = sweeps.next(made, place, 5)
     assert first == every[:5] and sweeps.begun(place) and sweeps.unfinished(place)
     assert sweeps.next(made, place, 3) == [] and sweeps.made_to[place] == 5  # a budget below what was made: none
+    sweeps.begin(place)  # resumed
     second = sweeps.next(made, place, 12)
-    assert second == every[5:12] and sweeps.unfinished(place)
+    assert second == every[5:12] and not sweeps.unfinished(place)  # candidates left, but two sweeps is the most
+    assert sweeps.more[place]
     rest = sweeps.next(made, place, 1000)
-    assert rest == every[12:] and not sweeps.unfinished(place)
+    assert rest == every[12:] and not sweeps.more[place]
     assert first + second + rest == every  # each once, in order
     assert not Sweeps().unfinished(("pkg/win.py", "other"))

@@ -7,23 +7,26 @@ from __future__ import annotations
 from collections.abc import Callable
 
 Place = tuple[str, str]  # (path, symbol)
+MAX_SWEEPS = 2  # of one definition: its first, and the rest resumed once (a model asking again is then refused)
 
 
 class Sweeps:
     def __init__(self) -> None:
         self.made_to: dict[Place, int] = {}  # how many of the definition's candidates were made, in order
         self.more: dict[Place, bool] = {}  # whether any are left past those
+        self.taken: dict[Place, int] = {}  # how many sweeps made them
 
     def begun(self, place: Place) -> bool:
         """Whether the definition's first sweep was begun."""
         return place in self.made_to
 
     def unfinished(self, place: Place) -> bool:
-        """Whether its sweeps stopped with candidates left."""
-        return self.more.get(place, False)
+        """Whether its sweeps stopped with candidates left, and it may have another (MAX_SWEEPS)."""
+        return self.more.get(place, False) and self.taken.get(place, 0) < MAX_SWEEPS
 
     def begin(self, place: Place) -> None:
         self.made_to.setdefault(place, 0)
+        self.taken[place] = self.taken.get(place, 0) + 1
 
     def next(self, made: Callable[[int], list[str]], place: Place, upto: int) -> list[str]:
         """The candidates past those made before, up to `upto` in all (made(n): the first n, in order); how far they

@@ -181,6 +181,7 @@ class VerifiedRepair:
                            lambda: (self.sweeps.next(made, place, _affordable(self.seconds_each)), "mechanical"))
             rounds = [first, rest, *rounds] if tests else [first, *rounds, rest]
         elif self.mechanical and alone and self.sweeps.unfinished(place):  # resumed: the rest of its candidates
+            self.sweeps.begin(place)
             return [lambda: (self.sweeps.next(made, place, self.sweeps.made_to[place]
                                                + _affordable(self.seconds_each)), "mechanical")]
         if self.infilling and (long or not alone):
