@@ -200,8 +200,8 @@ def test_a_swept_definition_says_how_many_of_its_candidates_moved_the_check():
               (2, "b", outcome(applied=True, failing=["t1", "t2"])),
               (3, "c", outcome(applied=True, failing=["t2"], progress=True))]
     said = _unfixed_alone("half", 0, "calc.py", (3,), ranked)
-    assert said.details == {"moved": 2} and "half was tried by one-change edits alone" in said.error
-    assert _unfixed_alone("half", 0, "calc.py", (), ranked[1:2]).details == {"moved": 0}
+    assert said.details == {"moved": 2, "more": False} and "half was tried by one-change edits alone" in said.error
+    assert _unfixed_alone("half", 0, "calc.py", (), ranked[1:2], more=True).details == {"moved": 0, "more": True}
 
 
 def test_after_an_opening_that_swept_a_tie_the_others_at_its_score_are_swept_before_any_is_sampled():
@@ -255,3 +255,21 @@ def test_at_most_a_few_values_are_swept_and_a_swept_value_keeps_its_sampled_roun
     lineup.took(suspect("a"))
     lineup.suspects, lineup.values = [], [Target("pkg/mod.py", "V", "a reads it", size=1, reader="a")]
     assert order(lineup) == [("V", False)]
+
+
+def test_a_long_definition_whose_sweep_stopped_at_its_budget_is_swept_again_once_after_the_others():
+    """A sweep is all a definition too long to rewrite whole gets; when it stopped with candidates left (the
+    strategy hands verified.py's `more` to the lineup), the rest come after the suspects' sweeps and before any
+    suspect is rewritten whole, once."""
+    lineup = Lineup()
+    lineup.took(suspect("a"))  # the opening's round, sampled
+    lineup.suspects = [suspect("big", 300), suspect("b"), suspect("c")]
+    taken, why = [], {}
+    while (target := lineup.next()) is not None:
+        lineup.took(target)
+        taken.append((target.symbol, target.swept))
+        why[len(taken)] = target.why
+        if len(taken) <= 3:  # the three sweeps: big's stops at its budget, the short ones' are done
+            lineup.unfinished[(target.path, target.symbol)] = target.symbol == "big"
+    assert taken == [("big", True), ("b", True), ("c", True), ("big", True), ("b", False), ("c", False)], taken
+    assert "the rest of them" in why[4] and lineup.rounds[("pkg/mod.py", "big")] == 2

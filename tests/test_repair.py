@@ -1065,7 +1065,8 @@ def test_when_no_one_change_fixes_a_long_definition_the_model_is_told_where_to_l
                                                                                      blocks):
     """No one-change edit makes the long definition pass (it returns a string), and with block rewrites no few
     lines hold what the failing test points to (only it runs the definition): the round says so with the lines to
-    read, not the code; asked again for the same definition, omni refuses at once, and no sample is ever asked."""
+    read, not the code. Its sweep stopped with candidates left, so omni resumes it once; asked again for the same
+    definition after that, omni refuses at once, and no sample is ever asked."""
     repo = _long_tally(tmp_path / "repo", passing=False, returned="str(total)")
     again = {"tool": "propose_fixes", "args": {"path": "tally.py", "symbol": "tally"}}
     fake.add(PLAN, again, {"tool": "finish", "args": {"summary": "gave up"}})
@@ -1073,14 +1074,42 @@ def test_when_no_one_change_fixes_a_long_definition_the_model_is_told_where_to_l
                    fake=fake, opening_repair=True, mechanical=True)
     (opening,) = [e for e in run.events() if e["kind"] == "opening"]
     assert opening["symbol"] == "tally"
-    first, second = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes"]
+    first, *resumed, second = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes"]
+    assert len(resumed) == 1 and "too long to rewrite whole" in resumed[0]["error"], resumed
     assert not first["success"] and "tally is 89 lines, too long to rewrite whole; omni tried" in first["error"]
     assert "none passes the check" in first["error"] and "The failing tests point to line(s) 2, 3, 4" in first["error"]
     assert "def tally" not in first["error"]
-    assert not second["success"] and "its one-change candidates were tried already" in second["error"]
+    assert not second["success"] and "already failed twice" in second["error"]  # the loop's guard on repeats
     assert candidates(run) and {c["asked"] for c in candidates(run)} == {"mechanical"}
     assert not any(r.get("n") for r in fake.requests)
     assert "return str(total)" in (repo / "tally.py").read_text()
+
+
+def test_a_long_definitions_sweep_that_stopped_at_its_budget_is_resumed_and_reaches_the_fix(tmp_path, fake,
+                                                                                           docker_engine):
+    """No passing test, so every line the failing one runs scores alike and the one-change candidates go in the
+    catalogue's order: the fix (`seen - 1` as `seen - 0`) is the 68th of 113, past the most one sweep may try (64).
+    The sweep stops with candidates left; no other suspect is in line, so the rest of them are tried next, none of
+    the first sweep's again, and the fix is among them. No model is asked."""
+    notes = "".join(f"    # note {i}\n" for i in range(80))  # too long to rewrite whole: a sweep is all it gets
+    steps = "".join(f"    step_{i} = len(items) + {i}\n" for i in range(22))  # their candidates come first
+    repo = make_repo(tmp_path / "repo", {
+        "tally.py": f"def tally(items):\n{notes}{steps}    seen = len(items)\n    return seen - 1\n",
+        "test_tally.py": "from tally import tally\n\n\ndef test_many():\n    assert tally([1, 2, 3]) == 3\n"})
+    fake.add(PLAN, {"tool": "finish", "args": {"summary": "nothing to do"}})
+    run = run_omni(repo, "--yes", "--samples", "2", "the tally of three items comes out one short", fake=fake,
+                   opening_repair=True, mechanical=True, finish_on_check=True)
+    assert run.code == 0, run.stdout + run.stderr
+    rounds = own_rounds(run)
+    assert [(kind, symbol) for kind, symbol, _ in rounds] == [("opening", "tally"), ("rung", "tally")], rounds
+    assert "its one-change candidates stopped at the time a sweep may take" in rounds[1][2]
+    first = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes"][0]
+    assert not first["success"] and "too long to rewrite whole" in first["error"]
+    seen = candidates(run)
+    assert {c["asked"] for c in seen} == {"mechanical"} and not fake.requests
+    codes = [c["code"] for c in seen]
+    assert len(codes) == len(set(codes)) and len(codes) > 64  # each tried once, and past one sweep's most
+    assert "    return seen - 0\n" in (repo / "tally.py").read_text()
 
 
 TWO = {"calc.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a + b\n",

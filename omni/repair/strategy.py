@@ -173,6 +173,7 @@ class RepairStrategy:
             near = result.details.get("near") if self.widen else None
             self.lineup.near = (*where, near) if near else None
             self.lineup.moved[where] = int(result.details.get("moved", 0))
+            self.lineup.unfinished[where] = bool(result.details.get("more"))
             if self.widen and where not in self.lineup.valued:
                 self.lineup.values += [v for v in values_of(self.repair.sandbox, *where) if v not in self.lineup.values]
             self._after_step(result)

@@ -1,7 +1,8 @@
 """Verified repair: sample several complete rewrites of one definition (one short prompt of its own: the goal,
 the check, the code; a sampling temperature), try each in a scratch copy of the workspace against the run's check
 (the failing tests the goal is about, the goal's examples, the reproduction test), and apply the one that passes.
-The mechanical candidates (omni/repair/mutants.py: one small change each, no model call), once a definition: the
+The mechanical candidates (omni/repair/mutants.py: one small change each, no model call), once a definition (but a
+sweep of a long definition that stopped at its budget is resumed where it stopped, omni/repair/swept.py): the
 FIRST_MUTANTS likeliest (on the lines the failing tests point to, else on those whose names the goal's words name:
 omni/repair/worded.py), then as many more as fit in MECHANICAL_S at the rate those took, all before the samples: a
 round of four samples took 50 to 170 s on the CPU server in run BZ, a one-change candidate one or two seconds. But
@@ -58,6 +59,7 @@ from omni.repair.inputs import ignored_parameters, special_cases
 from omni.repair.localize import MAX_LINES, missing_method
 from omni.repair.probes import Probes, behaviour, goal_probes, left_as_it_was
 from omni.repair.rewritten import in_rewrite, shape, without_docstring
+from omni.repair.swept import Sweeps
 from omni.repair.worded import worded_lines
 from omni.results import ToolResult
 
@@ -81,7 +83,7 @@ class VerifiedRepair:
         self.focus: dict[tuple[str, str], tuple[int, ...]] = {}  # (path, symbol) -> lines the failing tests point to
         self.ran: dict[tuple[str, str], tuple[tuple[int, ...], ...]] = {}  # -> the other lines they ran, best first
         self.readers: dict[tuple[str, str], str] = {}  # (path, value) -> the definition that reads it
-        self.mutated: set[tuple[str, str]] = set()  # definitions whose mechanical candidates were tried
+        self.sweeps = Sweeps()  # how far each definition's mechanical candidates were tried (omni/repair/swept.py)
         self.unsampled: set[tuple[str, str]] = set()  # definitions to try by their mechanical candidates alone
         self.seconds_each: float | None = None  # what trying one candidate took, in the last round
         self.infilling = infilling  # the infilled candidates (omni/repair/infilled.py); None: off
@@ -109,7 +111,8 @@ class VerifiedRepair:
         else:
             return found
         alone = (long := block is None and size > MAX_LINES) or (path, symbol) in self.unsampled  # no samples
-        if alone and (not self.mechanical or (path, symbol) in self.mutated):
+        if alone and (not self.mechanical or self.sweeps.begun((path, symbol))
+                      and not self.sweeps.unfinished((path, symbol))):
             tried = ", and its one-change candidates were tried already" if self.mechanical else ""
             what = f"{symbol} is {size} lines, too long to rewrite whole" if long else f"{symbol} was tried"
             return ToolResult.fail("tool_error", f"{what}{tried}: read the lines at fault, and edit them yourself.")
@@ -162,7 +165,8 @@ class VerifiedRepair:
         to ask for whole, else 0)."""
         if not (ranked and ranked[0][2].passes) and any(is_step(o) for _, _, o in ranked):
             return decide(self.sandbox, self.events, path, symbol, ranked, votes, asked, copies)
-        return _unfixed_alone(symbol, size, path, self.focus.get((path, symbol), ()), ranked)
+        return _unfixed_alone(symbol, size, path, self.focus.get((path, symbol), ()), ranked,
+                              bool(size) and self.sweeps.unfinished((path, symbol)))
 
     def _cheap(self, rounds: list, path: str, symbol: str, start: int, whole: str, made: Callable,
                tests: bool, alone: bool, long: bool) -> list:
@@ -170,11 +174,16 @@ class VerifiedRepair:
         likeliest, timed, then the rest; with the goal's examples alone as the check, the rest after the samples),
         then the infilled ones (omni/repair/infilled.py) before the samples: none in a sweep (alone: the mechanical
         ones alone), but for a definition too long to rewrite whole, whose rounds are all sweeps (its best line)."""
-        if self.mechanical and (path, symbol) not in self.mutated:
-            self.mutated.add((path, symbol))
-            first, rest = (lambda: (made(FIRST_MUTANTS), "mechanical"),
-                           lambda: (made(_affordable(self.seconds_each))[FIRST_MUTANTS:], "mechanical"))
+        place = (path, symbol)
+        if self.mechanical and not self.sweeps.begun(place):
+            self.sweeps.begin(place)
+            first, rest = (lambda: (self.sweeps.next(made, place, FIRST_MUTANTS), "mechanical"),
+                           lambda: (self.sweeps.next(made, place, _affordable(self.seconds_each)), "mechanical"))
             rounds = [first, rest, *rounds] if tests else [first, *rounds, rest]
+        elif self.mechanical and alone and self.sweeps.unfinished(place):  # resumed: the rest of its candidates
+            self.sweeps.begin(place)
+            return [lambda: (self.sweeps.next(made, place, self.sweeps.made_to[place]
+                                               + _affordable(self.seconds_each)), "mechanical")]
         if self.infilling and (long or not alone):
             at = next((n for n, make in enumerate(rounds) if getattr(make, "func", None) == self._sampled),
                       len(rounds))
@@ -316,13 +325,16 @@ def _ranked(rows: list, votes: dict[str, int], probes: Probes, baseline: list[di
         not r[2].passes, len(r[2].breaks), len(r[2].failing), -alike[seen[r[0]][0]] if r[2].passes else 0,
         seen[r[0]][1], len(r[2].lint), -votes[r[2].shape], r[2].diff_lines))
 
-def _unfixed_alone(symbol: str, size: int, path: str, lines: tuple[int, ...], ranked: list) -> ToolResult:
+def _unfixed_alone(symbol: str, size: int, path: str, lines: tuple[int, ...], ranked: list,
+                   more: bool = False) -> ToolResult:
     """A definition tried by its one-change candidates alone (size: its length when it is too long to ask for whole,
     else 0: swept, its rewrite to come, the opening's target as much as a later suspect), which found no fix: where to
     look (lines: those the failing tests point to), without its code (the model reads the lines it needs). A swept
     definition whose best passed the check and broke tests is a near miss, as a sampled round's is (`details.near`):
     a definition short enough gets a sampled round there.
-    `details.moved`: how many of its candidates made some of the check's failing tests pass (lineup.py)."""
+    `details.moved`: how many of its candidates made some of the check's failing tests pass (lineup.py);
+    `details.more`: a long definition (a sweep is all it gets) has one-change candidates not yet made: its sweep
+    stopped at its budget, and may be resumed (lineup.py)."""
     where = f" The failing tests point to line(s) {', '.join(map(str, lines[:5]))} of {path}." if lines else ""
     best = ranked[0][2] if ranked else None
     how = (f" The best broke {', '.join(best.breaks[:3])}." if best and best.passes else
@@ -334,7 +346,7 @@ def _unfixed_alone(symbol: str, size: int, path: str, lines: tuple[int, ...], ra
     near = {"near": next_note("", ranked, 0)} if best and best.passes and not size else {}  # sampled next: right place
     moved = sum(bool(getattr(o, "progress", False)) for _, _, o in ranked)  # made some failing tests pass
     return ToolResult.fail("tests_failed", f"{what}; {tried}.{how}{where} Read those lines, and edit the ones at "
-                           "fault.", details=near | {"moved": moved})
+                           "fault.", details=near | {"moved": moved, "more": more})
 
 
 def _settled(ranked: list) -> bool:
