@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from failures import bug_definitions, classify
+from server_speed import server_speed
 
 HERE = Path(__file__).resolve().parent
 TASKS = HERE / "tasks"
@@ -310,6 +311,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="with --via-batch: tasks at once")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="with --via-batch: one more omni setting for every task")
+    parser.add_argument("--no-server-speed", dest="server_speed", action="store_false",
+                        help="do not time the model server before the tasks (bench/server_speed.py; every row "
+                        "records the figure as server_tok_s)")
     parser.add_argument("--rescore", type=Path, help="print the table of a results file, metrics re-read "
                         "from the records kept in <results>.logs/")
     opts = parser.parse_args()
@@ -351,13 +355,15 @@ def main() -> None:
         parser.error(f"--resume: {exc}")
     rows = [r for r in rows if r["task"] in {t["id"] for t in tasks} and r["agent"] in opts.agents.split(",")]
     done = {(r.get("run", 1), r["task"], r["agent"]) for r in rows}
+    asks = opts.server_speed and any("{base_url}" in templates[name] for name in programs)  # an agent with a model
+    speed = {"server_tok_s": server_speed(opts.base_url, opts.model)} if asks else {}
     with opts.out.open("a") as out:
         for run in range(1, opts.runs + 1):  # run by run, so a stopped benchmark has whole runs
             batched = run_via_batch(tasks, opts, run) if opts.via_batch and "omni" in opts.agents.split(",") else {}
             for task in tasks:
                 for agent in opts.agents.split(","):
                     if agent == "omni" and batched:
-                        row = {"run": run, **batched[task["id"]], "half": task["half"]}
+                        row = {"run": run, **batched[task["id"]], "half": task["half"], **speed}
                         print(json.dumps({k: v for k, v in row.items() if k != "log"}), flush=True)
                         out.write(json.dumps(row) + "\n")
                         out.flush()
@@ -369,7 +375,7 @@ def main() -> None:
                         work = Path(tmp)
                         repo = prepare(task, work / "src")
                         row = {"run": run, **run_agent(agent, templates[agent], task, repo, opts, work, run)}
-                    row["half"] = task["half"]
+                    row.update(half=task["half"], **speed)
                     print(json.dumps({k: v for k, v in row.items() if k != "log"}), flush=True)
                     out.write(json.dumps(row) + "\n")
                     out.flush()  # a long run can be read (and rescored) while it goes on
@@ -491,6 +497,10 @@ def table(rows: list[dict], agents: list[str]) -> str:
                      f"{f'{statistics.median(solved_walls):.0f} s' if solved_walls else 'n/a'} | "
                      f"{f'{statistics.median(shares):.0%}' if shares else 'n/a'} | "
                      f"{f'{statistics.median(firsts):.0f} s' if firsts else 'n/a'} |")
+    speeds = [r["server_tok_s"] for r in rows if r.get("server_tok_s")]
+    if speeds:  # wall times read beside the machine's speed (bench/server_speed.py)
+        lines += ["", f"server speed before the tasks: median {statistics.median(speeds):.1f} tokens/s "
+                  f"(range {min(speeds):.1f}-{max(speeds):.1f})"]
     tasks = list(dict.fromkeys(r["task"] for r in rows))
     lines += ["", "| task | " + " | ".join(agents) + " |", "|---|" + "---|" * len(agents)]
     for task in tasks:

@@ -25,6 +25,8 @@ def test_runner_grades_a_fix_a_no_op_and_a_test_edit(fake, tmp_path):
                                                "old_text": '        if string[0] == "-":\n            sign = 1\n',
                                                "new_text": '        if string[0] == "-":\n            sign = -1\n'}}
     fake.add({"text": "1. Fix the sign\n2. Finish"}, fix, {"tool": "finish", "args": {"summary": "fixed"}})
+    fake.add_for("median(values)", {"text": "def median(values):\n    return sorted(values)[len(values) // 2]\n",
+                                    "usage": {"completion_tokens": 24}})  # bench/server_speed.py's one request
     out = tmp_path / "results.jsonl"
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--tasks", "parse-negative-int",
@@ -38,6 +40,9 @@ def test_runner_grades_a_fix_a_no_op_and_a_test_edit(fake, tmp_path):
     assert rows["none"]["resolved"] is False and rows["none"]["fail_to_pass"] is False
     assert rows["cheat"]["resolved"] is False and rows["cheat"]["fail_to_pass"] is False  # tests restored
     assert "| omni | 1/1 |" in done.stdout and "| none | 0/1 |" in done.stdout
+    assert fake.served_for("median(values)") == 1  # the server timed once, before the tasks, and every row says so
+    speeds = {r["server_tok_s"] for r in rows.values()}
+    assert len(speeds) == 1 and speeds.pop() > 0 and "server speed before the tasks: median" in done.stdout
     again = subprocess.run([sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--rescore", str(out)],
                            capture_output=True, text=True, timeout=60)
     assert again.returncode == 0 and "| omni | 1/1 |" in again.stdout  # from the records kept beside it
@@ -71,8 +76,9 @@ def test_the_runner_can_run_its_tasks_through_omni_batch(fake, tmp_path, docker_
                                    "opening_repair=false") for arg in ("--set", pair)]
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--tasks", "parse-negative-int", "--agents", "omni",
-         "--via-batch", "--workers", "2", *test_flags, "--base-url", fake.base_url, "--model", "fake-model",
-         "--limit-s", "300", "--out", str(out)], capture_output=True, text=True, timeout=900, env=clean_env())
+         "--via-batch", "--workers", "2", "--no-server-speed", *test_flags, "--base-url", fake.base_url,
+         "--model", "fake-model", "--limit-s", "300", "--out", str(out)],
+        capture_output=True, text=True, timeout=900, env=clean_env())
     assert done.returncode == 0, done.stdout + done.stderr
     row = json.loads(out.read_text().splitlines()[0])
     assert row["agent"] == "omni" and row["resolved"] is True and row["steps"] == 2 and row["status"] == "finished"
@@ -89,8 +95,9 @@ def test_an_unresolved_run_says_how_it_failed(fake, tmp_path):
     template = OMNI_LOCAL.replace("--samples 1", "--samples 1 --no-opening-repair")
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--tasks", "parse-negative-int", "--agents", "omni",
-         "--agent", template, "--base-url", fake.base_url, "--model", "fake-model", "--max-steps", "2",
-         "--limit-s", "300", "--out", str(out)], capture_output=True, text=True, timeout=900, env=clean_env())
+         "--agent", template, "--no-server-speed", "--base-url", fake.base_url, "--model", "fake-model",
+         "--max-steps", "2", "--limit-s", "300", "--out", str(out)],
+        capture_output=True, text=True, timeout=900, env=clean_env())
     assert done.returncode == 0, done.stdout + done.stderr
     row = json.loads(out.read_text().splitlines()[0])
     assert row["resolved"] is False and row["status"] == "limit_steps"
