@@ -209,3 +209,15 @@ def test_the_task_repository_holds_no_version_without_the_bug(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     rows = {r["agent"]: r["resolved"] for r in map(json.loads, out.read_text().splitlines())}
     assert rows == {"history": False, "fixer": True}
+
+
+def test_the_server_speed_of_a_server_that_does_not_answer_is_a_clear_error(fake):
+    """bench/server_speed.py on its own: a figure from a server that answers with usage; from one that does not
+    listen, a message naming the address and a non-zero exit, no figure."""
+    fake.add({"text": "def median(values):\n    return values[0]\n", "usage": {"completion_tokens": 12}})
+    script = [sys.executable, str(ROOT / "bench" / "server_speed.py"), "--model", "fake-model", "--base-url"]
+    done = subprocess.run([*script, fake.base_url], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.endswith(" tokens/s\n") and float(done.stdout.split()[0]) > 0
+    gone = subprocess.run([*script, "http://127.0.0.1:9/v1"], capture_output=True, text=True, timeout=120)
+    assert gone.returncode == 1 and "no answer with usage from http://127.0.0.1:9/v1" in gone.stderr
+    assert gone.stdout == ""
