@@ -1066,20 +1066,25 @@ def test_when_no_one_change_fixes_a_long_definition_the_model_is_told_where_to_l
     """No one-change edit makes the long definition pass (it returns a string), and with block rewrites no few
     lines hold what the failing test points to (only it runs the definition): the round says so with the lines to
     read, not the code. Its sweep stopped with candidates left, so omni resumes it once; asked again for the same
-    definition after that, omni refuses at once, and no sample is ever asked."""
+    definition after that, omni refuses at once (the same call: the loop's guard; another way: verified repair,
+    its two sweeps spent), and no sample is ever asked."""
     repo = _long_tally(tmp_path / "repo", passing=False, returned="str(total)")
     again = {"tool": "propose_fixes", "args": {"path": "tally.py", "symbol": "tally"}}
-    fake.add(PLAN, again, {"tool": "finish", "args": {"summary": "gave up"}})
+    noted = {"tool": "propose_fixes", "args": {"path": "tally.py", "symbol": "tally", "note": "the count is short"}}
+    fake.add(PLAN, again, noted, {"tool": "finish", "args": {"summary": "gave up"}})
     run = run_omni(repo, "--yes", "--samples", "2", *blocks, "the tally of three or more items comes out one short",
                    fake=fake, opening_repair=True, mechanical=True)
     (opening,) = [e for e in run.events() if e["kind"] == "opening"]
     assert opening["symbol"] == "tally"
-    first, *resumed, second = [e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes"]
-    assert len(resumed) == 1 and "too long to rewrite whole" in resumed[0]["error"], resumed
+    first, resumed, second, third = [e for e in run.events()
+                                     if e["kind"] == "observation" and e["tool"] == "propose_fixes"]
+    assert "too long to rewrite whole" in resumed["error"], resumed
     assert not first["success"] and "tally is 89 lines, too long to rewrite whole; omni tried" in first["error"]
     assert "none passes the check" in first["error"] and "The failing tests point to line(s) 2, 3, 4" in first["error"]
     assert "def tally" not in first["error"]
     assert not second["success"] and "already failed twice" in second["error"]  # the loop's guard on repeats
+    assert not third["success"] and "tally is 89 lines, too long to rewrite whole, and its one-change candidates " \
+        "were tried already" in third["error"]  # verified repair's own refusal: no third sweep
     assert candidates(run) and {c["asked"] for c in candidates(run)} == {"mechanical"}
     assert not any(r.get("n") for r in fake.requests)
     assert "return str(total)" in (repo / "tally.py").read_text()

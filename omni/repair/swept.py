@@ -18,14 +18,13 @@ class Sweeps:
 
     def begun(self, place: Place) -> bool:
         """Whether the definition's first sweep was begun."""
-        return place in self.made_to
+        return place in self.taken
 
     def unfinished(self, place: Place) -> bool:
         """Whether its sweeps stopped with candidates left, and it may have another (MAX_SWEEPS)."""
         return self.more.get(place, False) and self.taken.get(place, 0) < MAX_SWEEPS
 
     def begin(self, place: Place) -> None:
-        self.made_to.setdefault(place, 0)
         self.taken[place] = self.taken.get(place, 0) + 1
 
     def next(self, made: Callable[[int], list[str]], place: Place, upto: int) -> list[str]:
