@@ -355,7 +355,9 @@ def main() -> None:
         parser.error(f"--resume: {exc}")
     rows = [r for r in rows if r["task"] in {t["id"] for t in tasks} and r["agent"] in opts.agents.split(",")]
     done = {(r.get("run", 1), r["task"], r["agent"]) for r in rows}
-    asks = opts.server_speed and any("{base_url}" in templates[name] for name in programs)  # an agent with a model
+    left = opts.via_batch or any((run, t["id"], a) not in done for run in range(1, opts.runs + 1) for t in tasks
+                                 for a in opts.agents.split(","))  # with --resume, maybe none: nothing to time
+    asks = left and opts.server_speed and any("{base_url}" in templates[name] for name in programs)  # with a model
     speed = {"server_tok_s": server_speed(opts.base_url, opts.model)} if asks else {}
     with opts.out.open("a") as out:
         for run in range(1, opts.runs + 1):  # run by run, so a stopped benchmark has whole runs

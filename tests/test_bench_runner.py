@@ -43,6 +43,9 @@ def test_runner_grades_a_fix_a_no_op_and_a_test_edit(fake, tmp_path):
     assert fake.served_for("median(values)") == 1  # the server timed once, before the tasks, and every row says so
     speeds = {r["server_tok_s"] for r in rows.values()}
     assert len(speeds) == 1 and speeds.pop() > 0 and "server speed before the tasks: median" in done.stdout
+    resumed = subprocess.run([*done.args, "--resume"], capture_output=True, text=True, timeout=300, env=clean_env())
+    assert resumed.returncode == 0 and "| omni | 1/1 |" in resumed.stdout, resumed.stdout + resumed.stderr
+    assert fake.served_for("median(values)") == 1  # no task left to run: the server is not timed again
     again = subprocess.run([sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--rescore", str(out)],
                            capture_output=True, text=True, timeout=60)
     assert again.returncode == 0 and "| omni | 1/1 |" in again.stdout  # from the records kept beside it
