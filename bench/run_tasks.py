@@ -332,6 +332,9 @@ def main() -> None:
         for row in rows:
             print(json.dumps({k: v for k, v in row.items() if k != "log"}))
         print(by_half(rows, list(dict.fromkeys(r["agent"] for r in rows))))
+        if unkept := sum(not kept_record(opts.rescore, r).is_dir() for r in rows):
+            print(f"\n{unkept} of {len(rows)} rows have no record in {opts.rescore.with_suffix('.logs')}: "
+                  "their figures are the results file's own")
         return
     if importlib.util.find_spec("pytest") is None:  # grading runs pytest here: without it nothing resolves
         parser.error(f"grading needs pytest in this Python ({sys.executable}): pip install pytest")
@@ -442,12 +445,14 @@ def read_rows(results: Path) -> list[dict]:
 
 
 def rescore(results: Path) -> list[dict]:
-    """Rows of a results file with tokens and steps read again from the records kept beside it."""
+    """Rows of a results file with tokens and steps read again from the records kept beside it; a row whose record
+    is not kept (the records are not committed) stays as written, not read as a run that did nothing."""
     rows = read_rows(results)
     tasks = {t["id"]: t for t in (load_task(d) for d in TASKS.iterdir() if (d / "task.json").exists())}
     rights: dict[str, list[str]] = {}
     for row in rows:
-        kept = results.with_suffix(".logs") / _kept_name(row["task"], row["agent"], row.get("run", 1))
+        if not (kept := kept_record(results, row)).is_dir():
+            continue
         row.update(agent_metrics(row["agent"], sorted(kept.glob("events.jsonl")), kept / "traj.json"))
         if row["agent"] == "omni" and not row["resolved"] and row["task"] in tasks:
             if row["task"] not in rights:  # the bug's repository, made again from the cached sdist
@@ -457,6 +462,11 @@ def rescore(results: Path) -> list[dict]:
                                                           prepare(task, Path(tmp)))
             row.update(failure(row, kept / "events.jsonl", rights[row["task"]]))
     return rows
+
+
+def kept_record(results: Path, row: dict) -> Path:
+    """Where the run of a row keeps its record (agent.log, events.jsonl)."""
+    return results.with_suffix(".logs") / _kept_name(row["task"], row["agent"], row.get("run", 1))
 
 
 def _kept_name(task: str, agent: str, run: int) -> str:

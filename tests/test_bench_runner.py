@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -112,6 +113,12 @@ def test_an_unresolved_run_says_how_it_failed(fake, tmp_path):
     again = subprocess.run([sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--rescore", str(out)],
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "failures: wrong target 1" in again.stdout
+    shutil.rmtree(tmp_path / "results.logs")  # the records are not committed: a fresh clone has only the rows
+    unkept = subprocess.run([sys.executable, str(ROOT / "bench" / "run_tasks.py"), "--rescore", str(out)],
+                            capture_output=True, text=True, timeout=300)
+    assert unkept.returncode == 0 and "failures: wrong target 1" in unkept.stdout, unkept.stdout + unkept.stderr
+    assert json.loads(unkept.stdout.splitlines()[0])["steps"] == row["steps"] > 0  # not read as a run of no steps
+    assert "1 of 1 rows have no record in" in unkept.stdout
 
 
 def test_a_stopped_benchmark_goes_on_where_it_stopped(tmp_path):
