@@ -237,7 +237,7 @@ def run_agent(agent: str, template: str, task: dict, repo: Path, opts, work: Pat
             proc.wait()
         timed_out = True
     wall = time.monotonic() - started
-    keep = opts.out.with_suffix(".logs") / _kept_name(task["id"], agent, run)  # for reading what went wrong
+    keep = kept_record(opts.out, task["id"], agent, run)  # for reading what went wrong
     keep.mkdir(parents=True, exist_ok=True)
     shutil.copy(work / "agent.log", keep / "agent.log")
     if (work / "prepare.log").exists():
@@ -332,7 +332,7 @@ def main() -> None:
         for row in rows:
             print(json.dumps({k: v for k, v in row.items() if k != "log"}))
         print(by_half(rows, list(dict.fromkeys(r["agent"] for r in rows))))
-        if unkept := sum(not kept_record(opts.rescore, r).is_dir() for r in rows):
+        if unkept := sum(not kept_record(opts.rescore, r["task"], r["agent"], r.get("run", 1)).is_dir() for r in rows):
             print(f"\n{unkept} of {len(rows)} rows have no record in {opts.rescore.with_suffix('.logs')}: "
                   "their figures are the results file's own")
         return
@@ -414,7 +414,7 @@ def run_via_batch(tasks: list[dict], opts, run: int) -> dict[str, dict]:
             patch = record / "diff.patch"
             if patch.is_file() and patch.stat().st_size:
                 subprocess.run(["git", "apply", "--binary", str(patch)], cwd=repo, capture_output=True)
-            keep = opts.out.with_suffix(".logs") / _kept_name(task["id"], "omni", run)
+            keep = kept_record(opts.out, task["id"], "omni", run)
             keep.mkdir(parents=True, exist_ok=True)
             for name in ("omni.log", "events.jsonl"):
                 if (record / name).is_file():
@@ -451,7 +451,7 @@ def rescore(results: Path) -> list[dict]:
     tasks = {t["id"]: t for t in (load_task(d) for d in TASKS.iterdir() if (d / "task.json").exists())}
     rights: dict[str, list[str]] = {}
     for row in rows:
-        if not (kept := kept_record(results, row)).is_dir():
+        if not (kept := kept_record(results, row["task"], row["agent"], row.get("run", 1))).is_dir():
             continue
         row.update(agent_metrics(row["agent"], sorted(kept.glob("events.jsonl")), kept / "traj.json"))
         if row["agent"] == "omni" and not row["resolved"] and row["task"] in tasks:
@@ -464,13 +464,9 @@ def rescore(results: Path) -> list[dict]:
     return rows
 
 
-def kept_record(results: Path, row: dict) -> Path:
-    """Where the run of a row keeps its record (agent.log, events.jsonl)."""
-    return results.with_suffix(".logs") / _kept_name(row["task"], row["agent"], row.get("run", 1))
-
-
-def _kept_name(task: str, agent: str, run: int) -> str:
-    return f"{task}-{agent}" + (f"-run{run}" if run > 1 else "")
+def kept_record(results: Path, task: str, agent: str, run: int) -> Path:
+    """Where an agent's run of a task keeps its record (agent.log, events.jsonl), beside the results file."""
+    return results.with_suffix(".logs") / (f"{task}-{agent}" + (f"-run{run}" if run > 1 else ""))
 
 
 def by_half(rows: list[dict], agents: list[str]) -> str:
