@@ -376,6 +376,12 @@ def test_the_bodies_of_two_neighbouring_branches_of_a_chain_are_swapped_and_an_i
     ("    return self.left() or self.right()", "    return self.right() or self.right()"),
     ("    return sorted(items, key=a, reverse=b)", "    return sorted(items, reverse=b)"),  # an argument left out
     ("    return round(a, 2)", "    return round(a)"),
+    ("    return items[a] * (key - a) + items[b] * (b - key)",  # two like parts of one expression exchanged
+     "    return items[a] * (b - key) + items[b] * (key - a)"),
+    ("    return items[a] * (key - a) + items[b] * (b - key)",
+     "    return items[b] * (key - a) + items[a] * (b - key)"),
+    ("    return self.low(a) < self.high(b)", "    return self.high(a) < self.low(b)"),
+    ("    return len(a) - len(b)", "    return len(b) - len(a)"),
 ])
 def test_the_catalogues_operators_write_back_what_the_first_kinds_cannot(line, fixed):
     source = f"def f(a, b, key=None, seen=(), items=(), self=None):\n{line}\n"
@@ -389,7 +395,8 @@ def test_the_catalogues_operators_write_back_what_the_first_kinds_cannot(line, f
 
 def test_the_catalogue_leaves_alone_what_would_write_a_first_kinds_change_again_or_nothing():
     """A number right of `+`/`-` gets no minus (`a - -1` is `a + 1`), a value already in order is not sorted again,
-    an attribute read on another object is not swapped in, and a call with one argument keeps it."""
+    an attribute read on another object is not swapped in, a call with one argument keeps it, and the operands of
+    `+` and `*` are not exchanged (the same value)."""
     changed = [c for line in ("    return a - 1", "    return list(sorted(items))", "    return self.low + key.high",
                               "    return round(a)")
                for v in mutants(f"def f(a, key, items, self):\n{line}\n", limit=200)
@@ -398,3 +405,7 @@ def test_the_catalogue_leaves_alone_what_would_write_a_first_kinds_change_again_
     assert not any("sorted(sorted(" in c or "reversed(sorted(" in c for c in changed)
     assert "+    return self.high + key.high" not in changed and "+    return self.low + key.low" not in changed
     assert "+    return round()" not in changed
+    exchanged = [c for line in ("    return len(a) + len(b)", "    return len(a) * len(b)")
+                 for v in mutants(f"def f(a, b, key):\n{line}\n", limit=200)
+                 for c in changed_lines(f"def f(a, b, key):\n{line}\n", v)]
+    assert "+    return len(b) + len(a)" not in exchanged and "+    return len(b) * len(a)" not in exchanged

@@ -4,7 +4,8 @@ lacked: equality as membership and back (`v == seen` as `v in seen`), the two va
 number's sign (`1` as `-1`, `-n` as `n`), one bound of a slice left out (`xs[a:b]` as `xs[:b]`), the other
 arithmetic and bitwise operators (`*` and `/`, `&` and `|`, `<<` and `>>`), a wrapping builtin call taken off
 (`int(x)` as `x`), an iterable put in order or reversed (`for k in d` as `for k in sorted(d)`), an attribute read as
-another the definition reads on the same object (`self.low` as `self.high`), and one argument of a call left out.
+another the definition reads on the same object (`self.low` as `self.high`), one argument of a call left out, and
+two like parts of one expression exchanged (`a[i] * (x - lo) + a[j] * (hi - x)` with the two differences swapped).
 
 Each is a change a bug is made of that the first kinds cannot write back; each kind yields a few edits a site, so
 that on the lines the failing tests point to they cost a handful of tries. A kind here takes the node, the
@@ -28,6 +29,7 @@ _WRAPPERS = {"abs", "int", "float", "round", "str", "bool", "list", "tuple", "se
              "reversed"}  # builtins that make a new value of their one argument: the value itself may be meant
 _ORDERED = ("sorted", "reversed")
 _TAKES_ITERABLE = {"list", "tuple", "sum", "set", "enumerate"}
+_COMMUTATIVE = (ast.Add, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor)
 
 
 def memberships(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
@@ -166,6 +168,55 @@ def dropped_arguments(node: ast.AST, lines: list[str], docstrings: set[int]) -> 
         else:  # from the end of the one before
             before = given[n - 1]
             yield (before.end_lineno, before.end_col_offset, argument.end_lineno, argument.end_col_offset, "")
+
+
+def exchanged(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
+    """Two like parts of one expression exchanged, one from each of two of its operands, all on one line (MutPy's
+    and TBar's swaps, past a call's own two arguments): two differences, products, ... of the same operator
+    (`(x - lo)` and `(hi - x)`), two items of the same collection (`a[i]` and `a[j]`), two calls of the same
+    function, two attributes of the same object. The two operands of `+`, `*`, `&` or `|` themselves are not
+    exchanged: that writes the same value."""
+    if isinstance(node, ast.BinOp):
+        operands = [node.left, node.right]
+    elif isinstance(node, ast.BoolOp):
+        operands = node.values
+    elif isinstance(node, ast.Compare):
+        operands = [node.left, *node.comparators]
+    else:
+        return
+    if node.lineno != node.end_lineno:
+        return
+    keys = [{id(part): _likeness(part, lines) for part in ast.walk(operand)} for operand in operands]
+    for n, first in enumerate(operands):
+        for second in operands[n + 1:]:
+            if isinstance(node, ast.BinOp) and isinstance(node.op, _COMMUTATIVE):
+                skipped = {(id(first), id(second))}
+            else:
+                skipped = set()
+            for one in ast.walk(first):
+                key = keys[n][id(one)]
+                for other in (p for p in ast.walk(second) if key and _likeness(p, lines) == key):
+                    if (id(one), id(other)) in skipped:
+                        continue
+                    a, b = source_of(one, lines), source_of(other, lines)
+                    if a != b:
+                        row = lines[node.lineno - 1].encode()
+                        middle = row[one.end_col_offset:other.col_offset].decode()
+                        yield (one.lineno, one.col_offset, other.end_lineno, other.end_col_offset, b + middle + a)
+
+
+def _likeness(node: ast.AST, lines: list[str]) -> tuple[str, str] | None:
+    """What makes two parts alike enough to exchange: the operator of a binary operation, the collection an item
+    is read from, the function called, the object an attribute is read on; None for any other part."""
+    if isinstance(node, ast.BinOp):
+        return ("operation", type(node.op).__name__)
+    if isinstance(node, ast.Subscript):
+        return ("item", source_of(node.value, lines))
+    if isinstance(node, ast.Call):
+        return ("call", source_of(node.func, lines))
+    if isinstance(node, ast.Attribute):
+        return ("attribute", source_of(node.value, lines))
+    return None
 
 
 def _number(node: ast.AST) -> bool:
