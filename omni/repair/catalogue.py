@@ -18,7 +18,7 @@ import ast
 from collections.abc import Iterator
 
 from omni.repair.statements import Edit
-from omni.repair.textedit import at, between, source_of
+from omni.repair.textedit import at, between, exchange, source_of
 
 _MEMBERSHIP = {ast.Eq: ("==", "in"), ast.NotEq: ("!=", "not in"), ast.In: ("in", "=="), ast.NotIn: ("not in", "!="),
                ast.Is: ("is", "=="), ast.IsNot: ("is not", "!=")}
@@ -47,9 +47,7 @@ def branches(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[
         return
     body, other = source_of(node.body, lines), source_of(node.orelse, lines)
     if body and other and body != other:
-        row = lines[node.lineno - 1].encode()
-        middle = row[node.body.end_col_offset:node.orelse.col_offset].decode()
-        yield (node.lineno, node.body.col_offset, node.lineno, node.orelse.end_col_offset, other + middle + body)
+        yield exchange(lines, node.body, node.orelse)
 
 
 def signs(node: ast.AST, lines: list[str], docstrings: set[int], negated: frozenset[int]) -> Iterator[Edit]:
@@ -174,7 +172,7 @@ def exchanged(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator
     """Two like parts of one expression exchanged, one from each of two of its operands, all on one line (MutPy's
     and TBar's swaps, past a call's own two arguments): two differences, products, ... of the same operator
     (`(x - lo)` and `(hi - x)`), two items of the same collection (`a[i]` and `a[j]`), two calls of the same
-    function, two attributes of the same object. The two operands of `+`, `*`, `&` or `|` themselves are not
+    function, two attributes of the same object. The two operands of `+`, `*`, `&`, `|` or `^` themselves are not
     exchanged: that writes the same value."""
     if isinstance(node, ast.BinOp):
         operands = [node.left, node.right]
@@ -187,22 +185,16 @@ def exchanged(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator
     if node.lineno != node.end_lineno:
         return
     keys = [{id(part): _likeness(part, lines) for part in ast.walk(operand)} for operand in operands]
+    same_value = isinstance(node, ast.BinOp) and isinstance(node.op, _COMMUTATIVE)
     for n, first in enumerate(operands):
-        for second in operands[n + 1:]:
-            if isinstance(node, ast.BinOp) and isinstance(node.op, _COMMUTATIVE):
-                skipped = {(id(first), id(second))}
-            else:
-                skipped = set()
+        for m in range(n + 1, len(operands)):
+            second = operands[m]
             for one in ast.walk(first):
-                key = keys[n][id(one)]
-                for other in (p for p in ast.walk(second) if key and _likeness(p, lines) == key):
-                    if (id(one), id(other)) in skipped:
-                        continue
-                    a, b = source_of(one, lines), source_of(other, lines)
-                    if a != b:
-                        row = lines[node.lineno - 1].encode()
-                        middle = row[one.end_col_offset:other.col_offset].decode()
-                        yield (one.lineno, one.col_offset, other.end_lineno, other.end_col_offset, b + middle + a)
+                for other in ast.walk(second):
+                    alike = keys[n][id(one)] is not None and keys[n][id(one)] == keys[m][id(other)]
+                    whole = same_value and one is first and other is second
+                    if alike and not whole and source_of(one, lines) != source_of(other, lines):
+                        yield exchange(lines, one, other)
 
 
 def _likeness(node: ast.AST, lines: list[str]) -> tuple[str, str] | None:

@@ -27,7 +27,7 @@ from omni.repair.catalogue import (attribute_siblings, bounds, branches, dropped
                                    memberships, negated_numbers, operators, ordered, receivers_of, signs, unwrapped)
 from omni.repair.patterns import patterns
 from omni.repair.statements import Edit, statement_kinds
-from omni.repair.textedit import apply, at, between
+from omni.repair.textedit import apply, at, between, exchange, source_of
 
 MAX_MUTANTS = 64  # at most, when trying one is quick (verified repair tries as many as fit in a minute)
 
@@ -176,13 +176,9 @@ def _swaps(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Ed
             or any(isinstance(a, ast.Starred) for a in node.args):
         return
     first, second = node.args
-    if first.lineno == first.end_lineno == second.lineno == second.end_lineno:
-        row = lines[first.lineno - 1].encode()
-        a, b = row[first.col_offset:first.end_col_offset], row[second.col_offset:second.end_col_offset]
-        if a != b:
-            middle = row[first.end_col_offset:second.col_offset]
-            yield (first.lineno, first.col_offset, second.end_lineno, second.end_col_offset,
-                   (b + middle + a).decode())
+    if first.lineno == first.end_lineno == second.lineno == second.end_lineno \
+            and source_of(first, lines) != source_of(second, lines):
+        yield exchange(lines, first, second)
 
 
 def _operands(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:

@@ -1,6 +1,6 @@
 """An edit of a definition's text (omni/repair/statements.py: `Edit`), made and written: a node's text replaced, an
-operator between two operands replaced, and the edit applied to the lines. The mechanical kinds of
-omni/repair/mutants.py and omni/repair/catalogue.py write their candidates with these."""
+operator between two operands replaced, two nodes on one line exchanged, and the edit applied to the lines. The
+mechanical kinds of omni/repair/mutants.py and omni/repair/catalogue.py write their candidates with these."""
 
 from __future__ import annotations
 
@@ -28,6 +28,15 @@ def between(lines: list[str], left: ast.AST, right: ast.AST, old: str, new: str)
     end = gap.index(old.split()[-1], start) + len(old.split()[-1])
     column = left.end_col_offset + len(gap[:start].encode())
     yield (right.lineno, column, right.lineno, column + len(gap[start:end].encode()), new)
+
+
+def exchange(lines: list[str], first: ast.AST, second: ast.AST) -> Edit:
+    """Two nodes on one line, the first left of the second, written in each other's place (what lies between them
+    kept)."""
+    row = lines[first.lineno - 1].encode()
+    a, b = row[first.col_offset:first.end_col_offset], row[second.col_offset:second.end_col_offset]
+    middle = row[first.end_col_offset:second.col_offset]
+    return (first.lineno, first.col_offset, second.end_lineno, second.end_col_offset, (b + middle + a).decode())
 
 
 def source_of(node: ast.AST, lines: list[str]) -> str:
