@@ -48,10 +48,20 @@ def file_at(repo: Path, rev: str, path: str) -> str:
 
 
 def same(a: str, b: str) -> bool:
+    """The same code, formatting, comments and the order of a call's keyword arguments aside: `f(s, k=1, m=m)` is
+    `f(s, m=m, k=1)`, as the fix that passes a dropped keyword on again writes it last."""
     try:
-        return ast.dump(ast.parse(textwrap.dedent(a))) == ast.dump(ast.parse(textwrap.dedent(b)))
+        return _shape(a) == _shape(b)
     except SyntaxError:
         return False
+
+
+def _shape(source: str) -> str:
+    tree = ast.parse(textwrap.dedent(source))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            node.keywords.sort(key=lambda k: (k.arg is None, k.arg or ""))
+    return ast.dump(tree)
 
 
 @dataclass
