@@ -1,6 +1,7 @@
-"""A candidate rewrite's own lint, with a real sandbox and the project's ruff settings: ruff's safe fixes for what a
-candidate adds are made before it is checked (and that code is what is applied), the findings no safe fix clears
-are the candidate's `lint`, and among passing candidates a clean one is applied first."""
+"""A candidate rewrite's own lint, with a real sandbox and the project's ruff settings: ruff's fixes for what a
+candidate adds, safe ones first and then unsafe ones, are made before it is checked (and that code is what is
+applied), the findings no fix clears are the candidate's `lint`, and among passing candidates a clean one is applied
+first."""
 
 from __future__ import annotations
 
@@ -19,23 +20,27 @@ QUOTES = {
 # passes the check, and brings SIM114 (two branches with one body), which ruff fixes safely
 BRANCHES = ("def unquote(val):\n    if val[0] == '\"' and val[-1] == '\"':\n        return val[1:-1]\n"
             "    elif val[0] == '`' and val[-1] == '`':\n        return val[1:-1]\n    return val\n")
-# passes the check, and brings E711 (== None), whose fix ruff calls unsafe
+# passes the check, and brings E711 (== None), whose fix ruff calls unsafe: made too, and then checked
 NONE_TEST = ("def unquote(val):\n    if val[0] in '\"`' and val[-1] == val[0] and val != None:\n"
              "        return val[1:-1]\n    return val\n")
+# passes the check, and brings E741 (a variable named l), which ruff has no fix for
+NAMED_L = ("def unquote(val):\n    l = val[0]\n    if l in '\"`' and val[-1] == l:\n        return val[1:-1]\n"
+           "    return val\n")
 
 
-def test_a_safe_fix_is_made_before_the_check_and_an_unsafe_finding_is_the_candidates_lint(tmp_path, docker_engine):
+def test_fixes_are_made_before_the_check_and_a_finding_with_no_fix_is_the_candidates_lint(tmp_path, docker_engine):
     with own_sandbox(tmp_path, "lintfix", QUOTES) as box:
         tried = box.run_tool("try_fixes", {"path": "quotes.py", "symbol": "unquote",
-                                           "candidates": [BRANCHES, NONE_TEST],
+                                           "candidates": [BRANCHES, NONE_TEST, NAMED_L],
                                            "tests": ["test_quotes.py::test_backtick"]}, 120)
         assert tried.success, tried.error
-        branches, none_test = tried.details["outcomes"]
+        branches, none_test, named_l = tried.details["outcomes"]
         assert branches["passes"] and branches["lint"] == [] and "elif" not in branches["tidied"]
         assert "if val[0] == '\"' and val[-1] == '\"' or val[0] == '`' and val[-1] == '`':" in branches["tidied"]
-        assert none_test["passes"] and none_test["tidied"] == ""
-        assert [finding.split()[0] for finding in none_test["lint"]] == ["E711"]
-        assert "adds lint findings: E711" in tried.output
+        assert none_test["passes"] and none_test["lint"] == [] and "val is not None:" in none_test["tidied"]
+        assert named_l["passes"] and named_l["tidied"] == ""
+        assert [finding.split()[0] for finding in named_l["lint"]] == ["E741"]
+        assert "adds lint findings: E741" in tried.output
         assert (box.workspace / "quotes.py").read_text() == QUOTES["quotes.py"]  # only a scratch copy was changed
 
 
@@ -52,10 +57,10 @@ def test_a_finding_of_a_rule_the_file_already_breaks_is_its_style_not_the_candid
 
 def test_of_passing_candidates_a_clean_one_is_applied_over_more_votes_and_the_gate_accepts_it(tmp_path, fake,
                                                                                                 docker_engine):
-    """Two samples write the E711 candidate, one the SIM114 one: votes would pick the first, whose finding the
+    """Two samples write the E741 candidate, one the SIM114 one: votes would pick the first, whose finding the
     finish gate would hold against the run; the clean (tidied) one is applied, and the run ends accepted."""
     repo = make_repo(tmp_path / "repo", QUOTES)
-    fenced = [f"```python\n{code}```" for code in (NONE_TEST, NONE_TEST, BRANCHES)]
+    fenced = [f"```python\n{code}```" for code in (NAMED_L, NAMED_L, BRANCHES)]
     propose = {"tool": "propose_fixes", "args": {"path": "quotes.py", "symbol": "unquote"}}
     fake.add({"text": "1. Fix unquote\n2. Finish", "plan": True}, propose, {"choices": fenced},
              {"tool": "finish", "args": {"summary": "backticks are quotes too"}})
@@ -63,11 +68,11 @@ def test_of_passing_candidates_a_clean_one_is_applied_over_more_votes_and_the_ga
     assert run.code == 0, run.stdout + run.stderr
     seen = [e for e in run.events() if e["kind"] == "candidate"]
     assert [(c["passes"], c["votes"], [f.split()[0] for f in c["lint"]]) for c in seen] == [
-        (True, 2, ["E711"]), (True, 2, ["E711"]), (True, 1, [])]
+        (True, 2, ["E741"]), (True, 2, ["E741"]), (True, 1, [])]
     observation = next(e for e in run.events() if e["kind"] == "observation" and e["tool"] == "propose_fixes")
-    assert "candidate 3 passes the check" in observation["output"] and "ruff's safe fixes" in observation["output"]
+    assert "candidate 3 passes the check" in observation["output"] and "ruff's fixes" in observation["output"]
     diff = (run.run_dir / "diff.patch").read_text()
-    assert "or val[0] == '`' and val[-1] == '`':" in diff and "None" not in diff and "elif" not in diff
+    assert "or val[0] == '`' and val[-1] == '`':" in diff and "l = " not in diff and "elif" not in diff
     assert [e["decision"] for e in run.events() if e["kind"] == "gate"] == ["accept"]
 
 

@@ -1,13 +1,16 @@
 """A candidate rewrite's own lint: the ruff findings it adds to its file (the project's ruff settings, against the
-file as it was), and ruff's safe fixes for them, applied to the rewritten definition alone.
+file as it was), and ruff's fixes for them, applied to the rewritten definition alone.
 
 A rewrite that passes the check can still bring a finding the project's settings report (two `if` branches that
 could be one), and the finish gate holds a new finding against the run: a right fix was sent back for one a small
-model then did not clear (bench/README.md, run AL). ruff offers a safe fix for many. try_fixes applies those inside
-the definition, before the check runs, so what is checked is what is applied; the findings left are the
-candidate's `lint`, and a candidate without any ranks first. A line the rewrite made too long (E501), which ruff
-has no fix for, is formatted by `ruff format` with the project's settings, that line alone (--range), when that
-clears it and adds nothing: a right fix that passed every test was held back for one long line (run BI)."""
+model then did not clear (bench/README.md, runs AL and DL). ruff offers a fix for many. try_fixes applies those
+inside the definition, before the check runs, so what is checked is what is applied: the safe fixes first, then
+those ruff calls unsafe (`dict((k, v) for ...)` as a comprehension, `!= None` as `is not None`), since they may
+change what the code does, and here the check then runs on the code they made, which is the model's and not yet the
+user's. The findings left, those with no fix, are the candidate's `lint`, and a candidate without any ranks first.
+A line the rewrite made too long (E501), which ruff has no fix for, is formatted by `ruff format` with the
+project's settings, that line alone (--range), when that clears it and adds nothing: a right fix that passed every
+test was held back for one long line (run BI)."""
 
 from __future__ import annotations
 
@@ -39,7 +42,8 @@ def added(before: list[dict], after: list[dict]) -> list[dict]:
 
 def tidy(ctx: Context, path: str, symbol: str, original: str, before: list[dict]) -> tuple[str, list[str]]:
     """After a rewrite of symbol in path (original: the file's text before it; before: its findings then), apply
-    ruff's safe fixes for the findings the rewrite added, when every edit of a fix lies inside the definition.
+    ruff's fixes for the findings the rewrite added, safe ones first, when every edit of a fix lies inside the
+    definition.
     Returns the definition's source when a fix was applied ("" when none was), and the added findings left,
     'CODE message' each."""
     file, fixed = ctx.root / path, ""
@@ -47,7 +51,7 @@ def tidy(ctx: Context, path: str, symbol: str, original: str, before: list[dict]
     for _ in range(MAX_FIXES):
         text = file.read_text(encoding="utf-8", errors="surrogateescape")
         span = _span(original, text, symbol)
-        fixable = [f for f in new if _safe_inside(f, span)]
+        fixable = sorted((f for f in new if _fix_inside(f, span)), key=lambda f: f["fix"]["applicability"] != "safe")
         if not fixable or not (tidied := _applied(text, fixable[0]["fix"]["edits"])):
             break
         file.write_text(tidied, encoding="utf-8", errors="surrogateescape")
@@ -105,11 +109,11 @@ def _span(original: str, text: str, symbol: str) -> tuple[int, int] | None:
     return min(holding, key=lambda s: s[1] - s[0]) if holding else None
 
 
-def _safe_inside(item: dict, span: tuple[int, int] | None) -> bool:
-    """Whether ruff offers a safe fix for item whose edits all lie inside span (an edit may end at the start of
-    the line after it: the end of a deleted line)."""
+def _fix_inside(item: dict, span: tuple[int, int] | None) -> bool:
+    """Whether ruff offers a fix for item, safe or unsafe (not one it only displays), whose edits all lie inside
+    span (an edit may end at the start of the line after it: the end of a deleted line)."""
     fix = item.get("fix") or {}
-    if span is None or fix.get("applicability") != "safe" or not fix.get("edits"):
+    if span is None or fix.get("applicability") not in ("safe", "unsafe") or not fix.get("edits"):
         return False
     first, last = span
     return all(first <= e["location"]["row"] and (e["end_location"]["row"] <= last or (

@@ -308,8 +308,8 @@ class CandidateOutcome(BaseModel, extra="allow"):  # also: tests_ran, examples_h
     error: str = ""  # why the edit gate refused it
     passes: bool = False  # the check passes with it
     failing: list[str] = Field(default_factory=list)  # the check's tests that still fail
-    tidied: str = ""  # the definition with ruff's safe fixes for what the candidate added: what was checked
-    lint: list[str] = Field(default_factory=list)  # findings it adds that no safe fix cleared: 'CODE message'
+    tidied: str = ""  # the definition with ruff's fixes for what the candidate added: what was checked
+    lint: list[str] = Field(default_factory=list)  # findings it adds that no fix of ruff's cleared: 'CODE message'
     diff_lines: int = 0
     shape: str = ""  # the code without formatting: equal shapes are the same fix
     breaks: list[str] = Field(default_factory=list)  # tests (the module's, or the suite's) that passed before, not now

@@ -34,7 +34,7 @@ def decide(sandbox: Sandbox, events: Events, path: str, symbol: str, ranked: lis
     applied = _apply(sandbox, path, symbol, outcome.tidied or code)
     if not applied.success:
         return applied
-    tidied = " with ruff's safe fixes for the lint findings it added" if outcome.tidied else ""
+    tidied = " with ruff's fixes for the lint findings it added" if outcome.tidied else ""
     lint = (f"\nIt adds lint findings the finish gate will hold against the run: {'; '.join(outcome.lint[:3])}. "
             "Clear them with an edit that keeps what it does." if outcome.lint else "")
     return ToolResult.ok(f"{said}; candidate {n} passes the check ({votes[outcome.shape]} of {asked} wrote "

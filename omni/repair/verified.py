@@ -22,9 +22,9 @@ again; it takes that one's outcome.
 Rank: the check passes, then fewer broken and failing tests (the whole suite's, when it ran in WHOLE_SUITE_S at the
 start; else the module's test files); among those that pass, the behaviour most of them share
 on the probes (omni/repair/probes.py: calls near the goal's examples), then the fewest probes changed from the code
-as it is, then the fewest lint findings added (tools/lintfix.py: ruff's safe fixes for them are made before a
-candidate is checked, and that tidied code is what is applied), then more votes (candidates with the same syntax
-tree), then a smaller diff. A candidate that leaves a call the goal says goes wrong as it was does not pass, nor
+as it is, then the fewest lint findings added (tools/lintfix.py: ruff's fixes for them, safe ones first, are made
+before a candidate is checked, and that tidied code is what is applied), then more votes (candidates with the same
+syntax tree), then a smaller diff. A candidate that leaves a call the goal says goes wrong as it was does not pass, nor
 does one that stops reading a parameter the code as it is reads, or tests for a value the example is written with
 (omni/repair/inputs.py: it answers the example instead of computing it). When none passes, the model gets the best
 candidate and what it did to the check, not k raw failures; but when one is a step toward the check (some of its
