@@ -4,9 +4,8 @@ lacked: equality as membership and back (`v == seen` as `v in seen`), the two va
 number's sign (`1` as `-1`, `-n` as `n`), one bound of a slice left out (`xs[a:b]` as `xs[:b]`), the other
 arithmetic and bitwise operators (`*` and `/`, `&` and `|`, `<<` and `>>`), a wrapping builtin call taken off
 (`int(x)` as `x`), an iterable put in order or reversed (`for k in d` as `for k in sorted(d)`), an attribute read as
-another the definition reads on the same object (`self.low` as `self.high`), one argument of a call left out,
-two like parts of one expression exchanged (`a[i] * (x - lo) + a[j] * (hi - x)` with the two differences swapped),
-and a computed number rounded before it is truncated (`int(x / 100 * 255)` as `int(round(x / 100 * 255))`).
+another the definition reads on the same object (`self.low` as `self.high`), one argument of a call left out, and
+two like parts of one expression exchanged (`a[i] * (x - lo) + a[j] * (hi - x)` with the two differences swapped).
 
 Each is a change a bug is made of that the first kinds cannot write back; each kind yields a few edits a site, so
 that on the lines the failing tests point to they cost a handful of tries. A kind here takes the node, the
@@ -89,18 +88,6 @@ def unwrapped(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator
         if inner and node.lineno == node.end_lineno:
             simple = isinstance(node.args[0], (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant))
             yield at(node, inner if simple else f"({inner})")
-
-
-def rounded(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:
-    """`int` of a computed number given it rounded (`int(a / b * c)` as `int(round(a / b * c))`): a value cut
-    toward zero where the nearest whole number was meant, the counterpart of `unwrapped` taking a call off. Only
-    an arithmetic argument, all on one line: `int(text)` or `int(n)` has nothing to round."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "int" \
-            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.BinOp) \
-            and node.lineno == node.end_lineno:
-        inner = source_of(node.args[0], lines)
-        if inner:
-            yield at(node.args[0], f"round({inner})")
 
 
 def ordered(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator[Edit]:

@@ -24,8 +24,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from omni.repair.catalogue import (attribute_siblings, bounds, branches, dropped_arguments, exchanged,
-                                   memberships, negated_numbers, operators, ordered, receivers_of, rounded, signs,
-                                   unwrapped)
+                                   memberships, negated_numbers, operators, ordered, receivers_of, signs, unwrapped)
 from omni.repair.patterns import patterns
 from omni.repair.statements import Edit, statement_kinds
 from omni.repair.textedit import apply, at, between, exchange, source_of
@@ -90,8 +89,7 @@ def _edits(tree: ast.AST, lines: list[str], tiers: tuple[frozenset[int], ...]) -
     one_change = (_comparisons, _logic, _arithmetic, _constants, _off_by_one, _swaps, _operands, _unsliced, _forwarded,
                   patterns, _directions, _twins, _negations, siblings)
     catalogue = (memberships, branches, partial(signs, negated=negated_numbers(nodes)), bounds, operators, unwrapped,
-                 partial(attribute_siblings, receivers=receivers_of(nodes)), ordered, dropped_arguments, exchanged,
-                 rounded)
+                 partial(attribute_siblings, receivers=receivers_of(nodes)), ordered, dropped_arguments, exchanged)
     groups = [[[edit for node in nodes for edit in kind(node, lines, docstrings)] for kind in group]
               for group in (one_change, catalogue + statement_kinds(tree, docstrings))]
     for tier in range(len(tiers) + 1):
