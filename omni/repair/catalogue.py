@@ -190,10 +190,11 @@ def exchanged(node: ast.AST, lines: list[str], docstrings: set[int]) -> Iterator
         for m in range(n + 1, len(operands)):
             second = operands[m]
             for one in ast.walk(first):
+                if (key := keys[n][id(one)]) is None:
+                    continue
                 for other in ast.walk(second):
-                    alike = keys[n][id(one)] is not None and keys[n][id(one)] == keys[m][id(other)]
                     whole = same_value and one is first and other is second
-                    if alike and not whole and source_of(one, lines) != source_of(other, lines):
+                    if key == keys[m][id(other)] and not whole and source_of(one, lines) != source_of(other, lines):
                         yield exchange(lines, one, other)
 
 
