@@ -60,10 +60,11 @@ class Settings(BaseModel):
         off="--no-infill"))
     missing_lines: bool = Field(False, json_schema_extra=_flag(
         "model", "when a definition's rewrites find no fix, verified repair asks the model once which lines are "
-        "missing from it and where (off until a run shows it helps: bench/README.md, run BV)"))
+        "missing from it and where (off: no run showed it helps; bench/README.md, runs BV and DP)"))
     block_rewrites: bool = Field(False, json_schema_extra=_flag(
         "model", "when the failing tests point to a line, verified repair's candidates rewrite only the few lines "
-        "around it (and may then repair definitions too long to rewrite whole)"))
+        "around it (and may then repair definitions too long to rewrite whole; off: no run showed it helps, "
+        "bench/README.md, runs BF and DP)"))
     block_from: int = Field(1, ge=1, json_schema_extra=_flag(
         "model", "with --block-rewrites, rewrite blocks only in definitions at least this many lines long (without "
         "their docstring); shorter ones are rewritten whole"))
