@@ -63,7 +63,7 @@ class Settings(BaseModel):
         "missing from it and where (off: no run showed it helps; bench/README.md, runs BV and DP)"))
     block_rewrites: bool = Field(False, json_schema_extra=_flag(
         "model", "when the failing tests point to a line, verified repair's candidates rewrite only the few lines "
-        "around it (and may then repair definitions too long to rewrite whole; off: no run showed it helps, "
+        "around it, and may then repair definitions too long to rewrite whole (off: no run showed it helps; "
         "bench/README.md, runs BF and DP)"))
     block_from: int = Field(1, ge=1, json_schema_extra=_flag(
         "model", "with --block-rewrites, rewrite blocks only in definitions at least this many lines long (without "
