@@ -458,3 +458,58 @@ def test_a_later_test_try_is_sampled_warm_and_a_file_written_again_is_not_run_ag
     (check,) = checks(run)
     assert check["tests"] == [".omni/check/test_reproduce.py::test_add_sums"] and "try 2" in check["result"]
     assert "return a + b" in (repo / "calc.py").read_text()
+
+
+SHELF = {"shelf.py": "class Shelf:\n    def __init__(self, items):\n        self.items = list(items)\n\n"
+                     "    def upto(self, limit, inclusive=True):\n"
+                     "        return [x for x in self.items if x <= limit]\n",
+         "test_shelf.py": "from shelf import Shelf\n\n\ndef test_upto():\n    assert Shelf([1, 4]).upto(2) == [1]\n"}
+SHELF_GOAL = "With items 1 to 5, s.upto(3, inclusive=False) returns [1, 2, 3] -- 3 should not be in it."
+SHELF_FIX = {"tool": "replace_in_file", "args": {"path": "shelf.py", "old_text": "if x <= limit]",
+                                                "new_text": "if x < limit or inclusive and x == limit]"}}
+OFF_INPUT = "gives [1, 2] on the code as it is now, but the goal says this call gives [1, 2, 3]"
+
+
+def test_an_example_of_the_goals_call_on_another_state_is_asked_again_with_the_value_the_goal_reports(
+        tmp_path, fake, docker_engine):
+    """The goal says what its call gives now on items it describes in words; the model's first example makes that
+    call on items of its own, where it goes right. It holds, and the next ask says the value the goal reports, so
+    the model builds the goal's items."""
+    repo = make_repo(tmp_path / "repo", SHELF)
+    other = {"text": json.dumps({"expression": "Shelf([1, 2]).upto(3, inclusive=False)", "expected": "[1, 2]"})}
+    goals = {"text": json.dumps({"expression": "Shelf([1, 2, 3, 4, 5]).upto(3, inclusive=False)",
+                                 "expected": "[1, 2]"})}
+    fake.add(PLAN, other, goals, SHELF_FIX, FINISH)
+    run = run_omni(repo, "--yes", SHELF_GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    first, second = [e for e in run.events() if e["kind"] == "reproduction_try"]
+    assert not first["fails_as_it_should"] and OFF_INPUT in first["outcome"] and second["fails_as_it_should"]
+    assert f"`Shelf([1, 2]).upto(3, inclusive=False)` {OFF_INPUT}" in fake.requests[2]["messages"][-1]["content"]
+    (check,) = checks(run)
+    assert check["source"] == "reproduction example" and "(try 2)" in check["result"]
+    assert "inclusive and x == limit" in (repo / "shelf.py").read_text()
+
+
+def test_a_test_that_passes_the_goals_call_on_another_state_and_fails_on_another_case_is_asked_again(
+        tmp_path, fake, docker_engine):
+    """The test file fails on an assertion, but not on the goal's call: that one it makes on items of its own,
+    where it holds, and the test fails on a case the goal never spoke of. It is not the check; the next ask says
+    the value the goal reports."""
+    repo = make_repo(tmp_path / "repo", SHELF)
+    miscalled = {"text": json.dumps({"expression": "Shelf().upto(3)", "expected": "[]"})}
+    other = {"text": json.dumps({"test_code": "from shelf import Shelf\n\n\ndef test_upto():\n"
+                                              "    s = Shelf([1, 2])\n    assert s.upto(3, inclusive=False) == [1, 2]\n"
+                                              "    assert Shelf([1, 2]).upto(3) == [1, 2, 3]\n"})}
+    goals = {"text": json.dumps({"test_code": "from shelf import Shelf\n\n\ndef test_upto_exclusive():\n"
+                                              "    assert Shelf([1, 2, 3, 4, 5]).upto(3, inclusive=False) == "
+                                              "[1, 2]\n"})}
+    fake.add(PLAN, miscalled, miscalled, other, goals, SHELF_FIX, FINISH)
+    run = run_omni(repo, "--yes", SHELF_GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    first = [e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test"][0]
+    assert not first["fails_as_it_should"] and OFF_INPUT in first["outcome"]
+    assert f"One of its assertions passes: `Shelf([1, 2]).upto(3, inclusive=False)` {OFF_INPUT}" in \
+        fake.requests[4]["messages"][-1]["content"]
+    (check,) = checks(run)
+    assert check["tests"] == [".omni/check/test_reproduce.py::test_upto_exclusive"] and "try 2" in check["result"]
+    assert "inclusive and x == limit" in (repo / "shelf.py").read_text()

@@ -20,9 +20,10 @@ from omni.box.toolbox import details
 from omni.check.agreement import agreed
 from omni.check.examples import Evaluation, GoalExamples, evaluate
 from omni.check.forms import of_another_form, other_form
+from omni.check.goal_input import off_input
 from omni.check.reproduction_file import PATH as REPRODUCTION_PATH, Placed, ReproductionFile
 from omni.check.written import bare_words, read_example
-from omni.goal.examples import Example
+from omni.goal.examples import Example, reported
 from omni.goal.reading import names_word, speaks_of_errors
 from omni.model.textmode import json_object
 from omni.prompts import Prompts
@@ -171,6 +172,8 @@ class Reproduction:
             return str(example), None, f"It could not be evaluated: {error[:300]}"
         got = done[0]
         example = got.example  # its value quoted, when it was a text written without quotes
+        if got.holds and (other := off_input([got], reported(self.goal))):
+            return str(example), None, other
         if got.holds:
             return str(example), None, (f"`{example.expression}` gives {got.got} on the code as it is now, the "
                                         "value you said it should give, so it does not show the problem. Choose "

@@ -23,8 +23,9 @@ from omni.check.asserts import asserted_examples, what_it_asserts
 from omni.check.cutoff import salvaged
 from omni.check.examples import evaluate
 from omni.check.forms import of_another_form, other_form
+from omni.check.goal_input import off_input
 from omni.check.mend import imported, lacking, mended
-from omni.goal.examples import Example
+from omni.goal.examples import Example, reported
 from omni.model.textmode import code_of, json_object
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
@@ -141,8 +142,8 @@ class ReproductionFile:
         counts = found.summary
         wrong = sorted({found.raised.get(t) or "AssertionError" for t in found.failing} - ASSERTIONS)  # unknown: ok
         if counts is not None and counts.failed and not counts.errors and not wrong:
-            form = self._wrong_form(code)
-            return (code, [], form) if form else (code, list(found.failing), found.headline)
+            wrong = self._not_the_problem(code)
+            return (code, [], wrong) if wrong else (code, list(found.failing), found.headline)
         if counts is not None and not counts.failed and not counts.errors:
             return code, [], ("It passed on the starting code, so it does not show the problem: test the behaviour "
                               "the goal says is wrong.")
@@ -150,14 +151,17 @@ class ReproductionFile:
         return code, [], (f"It did not fail on an assertion ({what}): the test itself is wrong, in how it imports "
                           "or calls the code. Fix that, and assert the behaviour.\n" + (ran.output or ran.error)[-800:])
 
-    def _wrong_form(self, code: str) -> str:
-        """What makes a failing test unable to pass whatever the fix, or "": an assertion read as an example
-        (omni/check/asserts.py) that compares the code's value with a value of another form."""
+    def _not_the_problem(self, code: str) -> str:
+        """What makes a failing test no reproduction of the goal's problem, or "", read from its assertions as
+        examples (omni/check/asserts.py): one that compares the code's value with a value of another form, which
+        no fix makes pass; one that holds on a call the goal reports another value of (omni/check/goal_input.py),
+        so that the test fails on a case the goal never spoke of."""
         done, _ = evaluate(self.sandbox, asserted_examples(code))  # not evaluated: nothing is known against it
         for got in done:
             if not got.holds and not got.raised and (form := other_form(got.example.expected, got.got)):
                 return "One of its assertions: " + of_another_form(got.example.expression, got.got, form)
-        return ""
+        other = off_input(done, reported(self.goal))
+        return f"One of its assertions passes: {other}" if other else ""
 
 
 def _module_name(value: str) -> str:

@@ -240,3 +240,35 @@ def spelled(expression: str) -> list[str]:
     """Every identifier-like word an example is written with, inside its strings too (`search('reverse(@)', x)`
     spells search, reverse and x): the words the goal spells out in code."""
     return re.findall(r"[A-Za-z_]\w*", expression)
+
+
+def reported(goal: str) -> list[Example]:
+    """What the goal says a call gives now, when it writes the call and a value (`f(x) returns [1, 2]`, the
+    `_VERB` verbs): each as an Example of the call and that value, the value a Python literal. Not what it should
+    give: the report of the code as it is, which a reproduction on the goal's input gives too."""
+    found = []
+    for verb in _VERB.finditer(goal):
+        expression = _expression_before(goal, verb.start())
+        value = _literal_after(goal, verb.end())
+        calls = [n for n in ast.walk(ast.parse(expression, mode="eval")) if isinstance(n, ast.Call)] \
+            if expression else []
+        if value is not None and any(c.args or c.keywords for c in calls):  # a call with arguments: one case
+            found.append(Example(expression, value))
+    return list(dict.fromkeys(found))[:MAX_EXAMPLES]
+
+
+def _literal_after(goal: str, start: int) -> str | None:
+    """The longest Python literal that starts at `start` (`['b', 'c']`, `3`), not a name or an expression."""
+    text = goal[start:start + WINDOW].lstrip().removeprefix("`")
+    best = None
+    for end in range(1, len(text) + 1):
+        if end < len(text) and text[end] not in _ENDS:
+            continue
+        piece = text[:end].strip()
+        try:
+            ast.literal_eval(piece)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if "\n" not in piece and not piece.endswith(","):  # "(127, 127, 127)," ends a clause, not a tuple
+            best = piece
+    return best
