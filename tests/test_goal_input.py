@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from omni.check.examples import Evaluation
-from omni.check.goal_input import off_input
+from omni.check.goal_input import as_reported, off_input
 from omni.goal.examples import Example, reported
 
 GOAL = ("With items 1 to 5, s.upto(3, inclusive=False) returns [1, 2, 3] -- 3 should not be in it. An inclusive "
@@ -49,3 +49,11 @@ def test_the_goals_call_on_another_state_that_holds_is_off_the_goals_input():
 ])
 def test_a_call_on_the_goals_input_or_another_call_is_not_judged(done):
     assert off_input(done, reported(GOAL)) == ""
+
+
+def test_the_goals_call_on_its_input_asserting_the_value_the_goal_reports_is_told_its_value_is_the_problem():
+    said = as_reported([held("Shelf([1, 2, 3, 4]).upto(3, inclusive=False)", "[1, 2, 3]")], reported(GOAL))
+    assert said.startswith("`Shelf([1, 2, 3, 4]).upto(3, inclusive=False)` gives [1, 2, 3] on the code as it is "
+                           "now, and that is what the goal reports this call gives")
+    assert as_reported([held("Shelf([1, 2]).upto(3, inclusive=False)", "[1, 2]")], reported(GOAL)) == ""
+    assert off_input([held("Shelf([1, 2, 3, 4]).upto(3, inclusive=False)", "[1, 2, 3]")], reported(GOAL)) == ""

@@ -513,3 +513,32 @@ def test_a_test_that_passes_the_goals_call_on_another_state_and_fails_on_another
     (check,) = checks(run)
     assert check["tests"] == [".omni/check/test_reproduce.py::test_upto_exclusive"] and "try 2" in check["result"]
     assert "inclusive and x == limit" in (repo / "shelf.py").read_text()
+
+
+AS_REPORTED = "gives [1, 2, 3] on the code as it is now, and that is what the goal reports this call gives"
+
+
+def test_a_reproduction_on_the_goals_input_asserting_the_value_the_goal_reports_is_told_that_value_is_the_problem(
+        tmp_path, fake, docker_engine):
+    """The model builds the goal's items and asserts what the goal says the call gives now: the example holds, the
+    test passes. Each next ask says its input is right and its value the problem, not to choose another input."""
+    repo = make_repo(tmp_path / "repo", SHELF)
+    reported = {"text": json.dumps({"expression": "Shelf([1, 2, 3, 4, 5]).upto(3, inclusive=False)",
+                                    "expected": "[1, 2, 3]"})}
+    passes = {"text": json.dumps({"test_code": "from shelf import Shelf\n\n\ndef test_upto():\n"
+                                               "    s = Shelf([1, 2, 3, 4, 5])\n"
+                                               "    assert s.upto(3, inclusive=False) == [1, 2, 3]\n"})}
+    goals = {"text": json.dumps({"test_code": "from shelf import Shelf\n\n\ndef test_upto_exclusive():\n"
+                                              "    assert Shelf([1, 2, 3, 4, 5]).upto(3, inclusive=False) == "
+                                              "[1, 2]\n"})}
+    fake.add(PLAN, reported, reported, passes, goals, SHELF_FIX, FINISH)
+    run = run_omni(repo, "--yes", SHELF_GOAL, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    example_ask, test_ask = (fake.requests[n]["messages"][-1]["content"] for n in (2, 4))
+    assert f"`Shelf([1, 2, 3, 4, 5]).upto(3, inclusive=False)` {AS_REPORTED}" in example_ask
+    assert "Choose an input" not in example_ask
+    assert f"It passed on the starting code, so it does not show the problem: `Shelf([1, 2, 3, 4, 5]).upto(3, " \
+           f"inclusive=False)` {AS_REPORTED}" in test_ask
+    (check,) = checks(run)
+    assert check["tests"] == [".omni/check/test_reproduce.py::test_upto_exclusive"] and "try 2" in check["result"]
+    assert "inclusive and x == limit" in (repo / "shelf.py").read_text()

@@ -8,7 +8,12 @@ spoke of (a dev task's record: an item its input never had, so no fix could pass
 The goal's call and the reproduction's are the same when they are written alike but for what a method is called
 on and what module a function is reached through (`s.upto(...)` and `Shelf(...).upto(...)`, `parse(...)` and
 `parse.parse(...)`): the receiver is the state, which is what differs. Values are compared as Python literals
-(a list and a tuple of the same items are alike); a value that is not one (`<map object ...>`) says nothing."""
+(a list and a tuple of the same items are alike); a value that is not one (`<map object ...>`) says nothing.
+
+The other way round, a reproduction that shows nothing (an example that holds, a test that passes) on the goal's
+call with the very value the goal reports is on the goal's input and asserts the value the goal complains of: it
+is told so, not to choose another input (as_reported). Only then: a goal may also report a call that works, and a
+test that fails elsewhere and asserts that one is right to."""
 
 from __future__ import annotations
 
@@ -30,6 +35,22 @@ def off_input(done: list[Evaluation], reported: list[Example]) -> str:
                 f"gives {value}: the state or input you built is not the one the goal describes, so it does not "
                 "show the problem. Read again what the goal sets up (the values, the items, the order) and build "
                 f"that, so the call gives {value} now; then assert what it should give.")
+    return ""
+
+
+def as_reported(done: list[Evaluation], reported: list[Example]) -> str:
+    """For a reproduction that shows nothing (it holds, or its test passes): what to tell the model of the first
+    evaluation that holds on a call the goal reports, giving the value the goal reports. Its input is the goal's,
+    and the value it asserts is the one the goal complains of; "" when none does."""
+    said = {_shape(e.expression): e.expected for e in reported}
+    for got in done:
+        value = said.get(_shape(got.example.expression))
+        if value is None or not got.holds or got.raised or not _alike(got.got, value):
+            continue
+        return (f"`{got.example.expression}` gives {got.got} on the code as it is now, and that is what the goal "
+                "reports this call gives: the problem itself. Your input is the goal's; what you asserted is the "
+                "wrong value. Keep this call on this input, and assert the value it should give once the problem "
+                "is fixed.")
     return ""
 
 

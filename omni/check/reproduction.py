@@ -20,7 +20,7 @@ from omni.box.toolbox import details
 from omni.check.agreement import agreed
 from omni.check.examples import Evaluation, GoalExamples, evaluate
 from omni.check.forms import of_another_form, other_form
-from omni.check.goal_input import off_input
+from omni.check.goal_input import as_reported, off_input
 from omni.check.reproduction_file import PATH as REPRODUCTION_PATH, Placed, ReproductionFile
 from omni.check.written import bare_words, read_example
 from omni.goal.examples import Example, reported
@@ -172,7 +172,8 @@ class Reproduction:
             return str(example), None, f"It could not be evaluated: {error[:300]}"
         got = done[0]
         example = got.example  # its value quoted, when it was a text written without quotes
-        if got.holds and (other := off_input([got], reported(self.goal))):
+        said = reported(self.goal)  # what the goal says its call gives now: the input's and the value's hint
+        if got.holds and (other := off_input([got], said) or as_reported([got], said)):
             return str(example), None, other
         if got.holds:
             return str(example), None, (f"`{example.expression}` gives {got.got} on the code as it is now, the "

@@ -23,7 +23,7 @@ from omni.check.asserts import asserted_examples, what_it_asserts
 from omni.check.cutoff import salvaged
 from omni.check.examples import evaluate
 from omni.check.forms import of_another_form, other_form
-from omni.check.goal_input import off_input
+from omni.check.goal_input import as_reported, off_input
 from omni.check.mend import imported, lacking, mended
 from omni.goal.examples import Example, reported
 from omni.model.textmode import code_of, json_object
@@ -145,11 +145,18 @@ class ReproductionFile:
             wrong = self._not_the_problem(code)
             return (code, [], wrong) if wrong else (code, list(found.failing), found.headline)
         if counts is not None and not counts.failed and not counts.errors:
-            return code, [], ("It passed on the starting code, so it does not show the problem: test the behaviour "
-                              "the goal says is wrong.")
+            return code, [], self._passed(code)
         what = f"it raised {', '.join(wrong)}" if wrong else "an error"
         return code, [], (f"It did not fail on an assertion ({what}): the test itself is wrong, in how it imports "
                           "or calls the code. Fix that, and assert the behaviour.\n" + (ran.output or ran.error)[-800:])
+
+    def _passed(self, code: str) -> str:
+        """What to tell the model of a test that passed on the starting code: that it shows nothing, and, when one
+        of its assertions holds on the goal's call with the value the goal reports (omni/check/goal_input.py), that
+        its input is right and its value the one the goal complains of."""
+        done, _ = evaluate(self.sandbox, asserted_examples(code))
+        return ("It passed on the starting code, so it does not show the problem: "
+                + (as_reported(done, reported(self.goal)) or "test the behaviour the goal says is wrong."))
 
     def _not_the_problem(self, code: str) -> str:
         """What makes a failing test no reproduction of the goal's problem, or "", read from its assertions as
