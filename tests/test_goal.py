@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from omni.goal.reading import goal_tests, names_word, read_goal, reports_a_fault, speaks_of_errors
+from omni.goal.reading import goal_tests, names_word, read_goal, reports_a_fault, speaks_of_errors, speaks_of_iterators
 
 FAILING = ["tests/test_invoice.py::test_total_with_discount", "tests/test_net.py::test_download_retries",
            "tests/test_dates.py::TestParse::test_iso_week"]
@@ -185,3 +185,13 @@ def test_the_values_a_goal_says_go_wrong(goal, wrong):
 def test_a_goals_plain_words_and_their_stems(goal, has, lacks):
     plain = read_goal(goal).plain
     assert has <= plain and not (lacks & plain)
+
+
+@pytest.mark.parametrize("goal, lazy", [
+    ("chunks() returns a generator instead of a list", True),
+    ("the iterator it gives stops one item early", True),
+    ("evens keeps the odd numbers, not the even ones", False),
+    ("parse('7') yields 8 instead of 7", False),  # "yields" as a verb of what a call gives
+])
+def test_a_goal_that_speaks_of_iterators_is_told_apart(goal, lazy):
+    assert speaks_of_iterators(goal) is lazy

@@ -542,3 +542,27 @@ def test_a_reproduction_on_the_goals_input_asserting_the_value_the_goal_reports_
     (check,) = checks(run)
     assert check["tests"] == [".omni/check/test_reproduce.py::test_upto_exclusive"] and "try 2" in check["result"]
     assert "inclusive and x == limit" in (repo / "shelf.py").read_text()
+
+
+def test_an_example_comparing_an_iterator_with_a_list_is_asked_again_to_put_the_call_in_a_list(
+        tmp_path, fake, docker_engine):
+    """The function returns a filter object, which equals no list: an example comparing it with one fails on the
+    starting code whatever the fix, and is not the check (an agreed one was, in a dev task's record). The next
+    ask says to put the call in list(...), and that example is."""
+    repo = make_repo(tmp_path / "repo", {
+        "nums.py": "def evens(values):\n    return filter(lambda x: x % 2 == 1, values)\n",
+        "test_nums.py": "from nums import evens\n\n\ndef test_none():\n    assert list(evens([])) == []\n"})
+    bare = {"text": json.dumps({"expression": "evens([1, 2, 3, 4])", "expected": "[2, 4]"})}
+    listed = {"text": json.dumps({"expression": "list(evens([1, 2, 3, 4]))", "expected": "[2, 4]"})}
+    fix = {"tool": "replace_in_file", "args": {"path": "nums.py", "old_text": "x % 2 == 1", "new_text": "x % 2 == 0"}}
+    fake.add(PLAN, bare, listed, fix, FINISH)
+    run = run_omni(repo, "--yes", "evens keeps the odd numbers, not the even ones", fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    first, second = [e for e in run.events() if e["kind"] == "reproduction_try"]
+    assert not first["fails_as_it_should"] and second["fails_as_it_should"]
+    asked = fake.requests[2]["messages"][-1]["content"]
+    assert "the code gives an iterator, which equals no list of int, whatever the fix. Put the call in list(...), " \
+           "`list(evens([1, 2, 3, 4]))`" in asked
+    (check,) = checks(run)
+    assert check["source"] == "reproduction example" and check["asserts"] == ["list(evens([1, 2, 3, 4])) == [2, 4]"]
+    assert "x % 2 == 0" in (repo / "nums.py").read_text()

@@ -883,7 +883,7 @@ def test_check_examples_imports_what_each_name_means_in_the_project_python(box):
     first, second, third, fourth, submodule, missing = result.details["results"]
     assert submodule["holds"] is True, submodule
     assert missing["raised"] == "AttributeError" and "nothing" in missing["got"]
-    assert first == {"holds": False, "got": "2", "value": "2", "raised": ""}
+    assert first == {"holds": False, "got": "2", "value": "2", "raised": "", "iterator": False}
     assert second["holds"] is True
     assert third["raised"] == "NameError" and "undefined_name" in third["got"]
     assert fourth["raised"] == "ModuleNotFoundError" and "context" in fourth["got"]
@@ -893,7 +893,15 @@ def test_an_examples_value_leaves_object_addresses_out_so_two_runs_compare(box):
     result = box.run_tool("check_examples", {"examples": [{"expression": "object()", "expected": "1"}],
                                              "timeout": 30}, 60)
     found = result.details["results"][0]
-    assert " at 0x" in found["got"] and found["value"] == "<object object>"
+    assert " at 0x" in found["got"] and found["value"] == "<object object>" and not found["iterator"]
+
+
+def test_an_example_that_gives_an_iterator_says_so_in_a_field(box):
+    examples = [{"expression": "map(str, [1])", "expected": "['1']"}, {"expression": "iter([1])"},
+                {"expression": "list(map(str, [1]))", "expected": "['1']"}]
+    result = box.run_tool("check_examples", {"examples": examples, "timeout": 30}, 60)
+    assert [r["iterator"] for r in result.details["results"]] == [True, True, False]
+    assert [r["holds"] for r in result.details["results"]] == [False, False, True]
 
 
 def test_find_definitions_reads_definition_lines_into_fields(box):

@@ -2,7 +2,8 @@
 
 argv[1] is JSON: [{"expression": ..., "expected": ...}]. Prints a marker line, then one JSON list with, for
 each example, {"holds": bool, "got": repr or "Type: message", "value": the repr without object addresses (what
-compares across runs of the same code), "raised": exception type name or ""}.
+compares across runs of the same code), "raised": exception type name or "", "iterator": whether what it gave is
+an iterator (a map object, a generator), which equals no list}.
 An example without "expected" is a probe: only what it gives is wanted ("holds" is then false).
 With argv[2] == "--trace", each also has "called": the repository's functions (outside the tests) that its
 expression ran, in the order first called, as [path, qualified name, first line].
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections.abc
 import functools
 import importlib
 import json
@@ -158,10 +160,12 @@ def evaluate(example: dict, trace: bool = False) -> dict:
             sys.setprofile(None)
         holds = bool(got == eval(expected, names)) if expected else False  # noqa: S307
         shown = repr(got)[:300]
-        found = {"holds": holds, "got": shown, "value": ADDRESS.sub("", shown), "raised": ""}
+        found = {"holds": holds, "got": shown, "value": ADDRESS.sub("", shown), "raised": "",
+                 "iterator": isinstance(got, collections.abc.Iterator)}
     except Exception as exc:  # noqa: BLE001 - whatever the code raises is the answer
         shown = f"{type(exc).__name__}: {exc}"[:300]
-        found = {"holds": False, "got": shown, "value": ADDRESS.sub("", shown), "raised": type(exc).__name__}
+        found = {"holds": False, "got": shown, "value": ADDRESS.sub("", shown), "raised": type(exc).__name__,
+                 "iterator": False}
     return {**found, "called": calls.called} if trace else found
 
 

@@ -18,6 +18,7 @@ class Evaluation:
     holds: bool
     got: str
     raised: str = ""
+    iterator: bool = False  # what it gave is an iterator (tools/example_eval.py), which equals no list
 
     def describe(self) -> str:
         if self.holds:
@@ -34,7 +35,7 @@ def evaluate(sandbox: Sandbox, examples: list[Example]) -> tuple[list[Evaluation
                                                  "timeout": EXAMPLE_TIMEOUT}, EXAMPLE_TIMEOUT + 15)
     if not result.success:
         return [], result.error
-    return [Evaluation(example, bool(r["holds"]), str(r["got"]), str(r.get("raised") or ""))
+    return [Evaluation(example, bool(r["holds"]), str(r["got"]), str(r.get("raised") or ""), bool(r.get("iterator")))
             for example, r in zip(examples, result.details.get("results", []), strict=False)], ""
 
 

@@ -24,7 +24,7 @@ from omni.check.goal_input import as_reported, off_input
 from omni.check.reproduction_file import PATH as REPRODUCTION_PATH, Placed, ReproductionFile
 from omni.check.written import bare_words, read_example
 from omni.goal.examples import Example, reported
-from omni.goal.reading import names_word, speaks_of_errors
+from omni.goal.reading import names_word, speaks_of_errors, speaks_of_iterators
 from omni.model.textmode import json_object
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
@@ -183,8 +183,9 @@ class Reproduction:
             return str(example), None, (f"`{example.expression}` raised {got.got}. That is a mistake in the call "
                                         "or the value, not the problem the goal describes: call the code the way "
                                         "its tests do, on an input the goal is about.")
-        if not got.raised and (form := other_form(example.expected, got.got)):
-            return str(example), None, of_another_form(example.expression, got.got, form)
+        iterator = got.iterator and not speaks_of_iterators(self.goal)  # else an iterator may be the problem
+        if not got.raised and (form := other_form(example.expected, got.got, iterator)):
+            return str(example), None, of_another_form(example.expression, got.got, form, iterator)
         return str(example), got, got.describe()
 
     def _evaluated(self, example: Example) -> tuple[list[Evaluation], str]:

@@ -26,6 +26,7 @@ from omni.check.forms import of_another_form, other_form
 from omni.check.goal_input import as_reported, off_input
 from omni.check.mend import imported, lacking, mended
 from omni.goal.examples import Example, reported
+from omni.goal.reading import speaks_of_iterators
 from omni.model.textmode import code_of, json_object
 from omni.prompts import Prompts
 from omni.protocols import Events, Model, Sandbox
@@ -164,9 +165,11 @@ class ReproductionFile:
         no fix makes pass; one that holds on a call the goal reports another value of (omni/check/goal_input.py),
         so that the test fails on a case the goal never spoke of."""
         done, _ = evaluate(self.sandbox, asserted_examples(code))  # not evaluated: nothing is known against it
+        lazy = speaks_of_iterators(self.goal)  # then an iterator may be what the goal reports
         for got in done:
-            if not got.holds and not got.raised and (form := other_form(got.example.expected, got.got)):
-                return "One of its assertions: " + of_another_form(got.example.expression, got.got, form)
+            iterator = got.iterator and not lazy
+            if not got.holds and not got.raised and (form := other_form(got.example.expected, got.got, iterator)):
+                return "One of its assertions: " + of_another_form(got.example.expression, got.got, form, iterator)
         other = off_input(done, reported(self.goal))
         return f"One of its assertions passes: {other}" if other else ""
 

@@ -253,3 +253,12 @@ def speaks_of_errors(goal: str) -> bool:
 def names_word(goal: str, word: str) -> bool:
     """Whether the goal has `word` as a word of its own (an exception's name: "raises KeyError")."""
     return bool(word) and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", goal) is not None
+
+
+_LAZY = re.compile(r"\b(?:iterators?|generators?|iterables?|lazy|lazily|map object|filter object)\b", re.I)
+
+
+def speaks_of_iterators(goal: str) -> bool:
+    """Whether the goal speaks of iterators or generators ("returns a generator instead of a list"), so that a
+    call giving one where a list is asked can be the problem it reports, not a mistake of the example's form."""
+    return bool(_LAZY.search(goal))
