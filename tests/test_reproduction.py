@@ -490,26 +490,29 @@ def test_an_example_of_the_goals_call_on_another_state_is_asked_again_with_the_v
     assert "inclusive and x == limit" in (repo / "shelf.py").read_text()
 
 
-def test_a_test_that_passes_the_goals_call_on_another_state_and_fails_on_another_case_is_asked_again(
-        tmp_path, fake, docker_engine):
-    """The test file fails on an assertion, but not on the goal's call: that one it makes on items of its own,
-    where it holds, and the test fails on a case the goal never spoke of. It is not the check; the next ask says
-    the value the goal reports."""
+ON_OTHER_ITEMS = "from shelf import Shelf\n\n\ndef test_upto():\n    s = Shelf([1, 2])\n" \
+                 "    assert s.upto(3, inclusive=False) == [1, 2]\n"
+
+
+@pytest.mark.parametrize("first, said", [
+    (ON_OTHER_ITEMS + "    assert Shelf([1, 2]).upto(3) == [1, 2, 3]\n", "One of its assertions passes: "),
+    (ON_OTHER_ITEMS, "It passed on the starting code, so it does not show the problem: "),
+])
+def test_a_test_that_passes_the_goals_call_on_another_state_is_asked_again_with_the_value_the_goal_reports(
+        tmp_path, fake, docker_engine, first, said):
+    """The test file makes the goal's call on items of its own, where it holds: the test fails on a case the goal
+    never spoke of, or passes. It is not the check; the next ask says the value the goal reports."""
     repo = make_repo(tmp_path / "repo", SHELF)
     miscalled = {"text": json.dumps({"expression": "Shelf().upto(3)", "expected": "[]"})}
-    other = {"text": json.dumps({"test_code": "from shelf import Shelf\n\n\ndef test_upto():\n"
-                                              "    s = Shelf([1, 2])\n    assert s.upto(3, inclusive=False) == [1, 2]\n"
-                                              "    assert Shelf([1, 2]).upto(3) == [1, 2, 3]\n"})}
     goals = {"text": json.dumps({"test_code": "from shelf import Shelf\n\n\ndef test_upto_exclusive():\n"
                                               "    assert Shelf([1, 2, 3, 4, 5]).upto(3, inclusive=False) == "
                                               "[1, 2]\n"})}
-    fake.add(PLAN, miscalled, miscalled, other, goals, SHELF_FIX, FINISH)
+    fake.add(PLAN, miscalled, miscalled, {"text": json.dumps({"test_code": first})}, goals, SHELF_FIX, FINISH)
     run = run_omni(repo, "--yes", SHELF_GOAL, fake=fake, reproduce=True)
     assert run.code == 0, run.stdout + run.stderr
-    first = [e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test"][0]
-    assert not first["fails_as_it_should"] and OFF_INPUT in first["outcome"]
-    assert f"One of its assertions passes: `Shelf([1, 2]).upto(3, inclusive=False)` {OFF_INPUT}" in \
-        fake.requests[4]["messages"][-1]["content"]
+    tried = [e for e in run.events() if e["kind"] == "reproduction_try" and e["form"] == "test"][0]
+    assert not tried["fails_as_it_should"] and OFF_INPUT in tried["outcome"]
+    assert f"{said}`Shelf([1, 2]).upto(3, inclusive=False)` {OFF_INPUT}" in fake.requests[4]["messages"][-1]["content"]
     (check,) = checks(run)
     assert check["tests"] == [".omni/check/test_reproduce.py::test_upto_exclusive"] and "try 2" in check["result"]
     assert "inclusive and x == limit" in (repo / "shelf.py").read_text()

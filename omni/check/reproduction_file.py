@@ -153,11 +153,13 @@ class ReproductionFile:
 
     def _passed(self, code: str) -> str:
         """What to tell the model of a test that passed on the starting code: that it shows nothing, and, when one
-        of its assertions holds on the goal's call with the value the goal reports (omni/check/goal_input.py), that
-        its input is right and its value the one the goal complains of."""
+        of its assertions is of the goal's call (omni/check/goal_input.py), what the goal reports it gives: another
+        value says the test's input is not the goal's; the same says its input is right and its value the one the
+        goal complains of."""
         done, _ = evaluate(self.sandbox, asserted_examples(code))
+        said = reported(self.goal)
         return ("It passed on the starting code, so it does not show the problem: "
-                + (as_reported(done, reported(self.goal)) or "test the behaviour the goal says is wrong."))
+                + (off_input(done, said) or as_reported(done, said) or "test the behaviour the goal says is wrong."))
 
     def _not_the_problem(self, code: str) -> str:
         """What makes a failing test no reproduction of the goal's problem, or "", read from its assertions as
