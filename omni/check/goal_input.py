@@ -18,6 +18,7 @@ test that fails elsewhere and asserts that one is right to."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from omni.check.examples import Evaluation
 from omni.goal.examples import Example
@@ -26,15 +27,12 @@ from omni.goal.examples import Example
 def off_input(done: list[Evaluation], reported: list[Example]) -> str:
     """What to tell the model of the first evaluation that holds on the starting code on a call the goal reports
     with another value, or "" when none does."""
-    said = {_shape(e.expression): e.expected for e in reported}
-    for got in done:
-        value = said.get(_shape(got.example.expression))
-        if value is None or not got.holds or got.raised or _alike(got.got, value) is not False:
-            continue
-        return (f"`{got.example.expression}` gives {got.got} on the code as it is now, but the goal says this call "
-                f"gives {value}: the state or input you built is not the one the goal describes, so it does not "
-                "show the problem. Read again what the goal sets up (the values, the items, the order) and build "
-                f"that, so the call gives {value} now; then assert what it should give.")
+    for got, value in _of_the_goals_calls(done, reported):
+        if _alike(got.got, value) is False:
+            return (f"`{got.example.expression}` gives {got.got} on the code as it is now, but the goal says this "
+                    f"call gives {value}: the state or input you built is not the one the goal describes, so it does "
+                    "not show the problem. Read again what the goal sets up (the values, the items, the order) and "
+                    f"build that, so the call gives {value} now; then assert what it should give.")
     return ""
 
 
@@ -42,16 +40,23 @@ def as_reported(done: list[Evaluation], reported: list[Example]) -> str:
     """For a reproduction that shows nothing (it holds, or its test passes): what to tell the model of the first
     evaluation that holds on a call the goal reports, giving the value the goal reports. Its input is the goal's,
     and the value it asserts is the one the goal complains of; "" when none does."""
+    for got, value in _of_the_goals_calls(done, reported):
+        if _alike(got.got, value):
+            return (f"`{got.example.expression}` gives {got.got} on the code as it is now, and that is what the "
+                    "goal reports this call gives: the problem itself. Your input is the goal's; what you asserted "
+                    "is the wrong value. Keep this call on this input, and assert the value it should give once the "
+                    "problem is fixed.")
+    return ""
+
+
+def _of_the_goals_calls(done: list[Evaluation], reported: list[Example]) -> Iterator[tuple[Evaluation, str]]:
+    """Each evaluation that holds on the starting code, without raising, on a call the goal reports a value of,
+    with that value."""
     said = {_shape(e.expression): e.expected for e in reported}
     for got in done:
         value = said.get(_shape(got.example.expression))
-        if value is None or not got.holds or got.raised or not _alike(got.got, value):
-            continue
-        return (f"`{got.example.expression}` gives {got.got} on the code as it is now, and that is what the goal "
-                "reports this call gives: the problem itself. Your input is the goal's; what you asserted is the "
-                "wrong value. Keep this call on this input, and assert the value it should give once the problem "
-                "is fixed.")
-    return ""
+        if value is not None and got.holds and not got.raised:
+            yield got, value
 
 
 def _shape(expression: str) -> str:

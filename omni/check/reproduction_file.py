@@ -143,8 +143,8 @@ class ReproductionFile:
         counts = found.summary
         wrong = sorted({found.raised.get(t) or "AssertionError" for t in found.failing} - ASSERTIONS)  # unknown: ok
         if counts is not None and counts.failed and not counts.errors and not wrong:
-            wrong = self._not_the_problem(code)
-            return (code, [], wrong) if wrong else (code, list(found.failing), found.headline)
+            mistake = self._not_the_problem(code)
+            return (code, [], mistake) if mistake else (code, list(found.failing), found.headline)
         if counts is not None and not counts.failed and not counts.errors:
             return code, [], self._passed(code)
         what = f"it raised {', '.join(wrong)}" if wrong else "an error"
