@@ -62,6 +62,8 @@ class Reproduction:
         self.goal, self.attempts = goal, attempts
         self.examples, self.example_attempts = examples, example_attempts if examples is not None else 0
         self.example_samples = min(example_samples, EXAMPLE_SAMPLES)  # the run's --samples: 1 asks one, greedy
+        self.reported = reported(goal)  # what the goal says its call gives now: the input's and the value's hint
+        self.lazy = speaks_of_iterators(goal)  # an iterator a call gives may then be the problem, not a form
         self.tests: list[str] = []
         self.example: Evaluation | None = None  # the reproduction example, once one shows the problem
 
@@ -172,8 +174,7 @@ class Reproduction:
             return str(example), None, f"It could not be evaluated: {error[:300]}"
         got = done[0]
         example = got.example  # its value quoted, when it was a text written without quotes
-        said = reported(self.goal)  # what the goal says its call gives now: the input's and the value's hint
-        if got.holds and (other := off_input([got], said) or as_reported([got], said)):
+        if got.holds and (other := off_input([got], self.reported) or as_reported([got], self.reported)):
             return str(example), None, other
         if got.holds:
             return str(example), None, (f"`{example.expression}` gives {got.got} on the code as it is now, the "
@@ -183,7 +184,7 @@ class Reproduction:
             return str(example), None, (f"`{example.expression}` raised {got.got}. That is a mistake in the call "
                                         "or the value, not the problem the goal describes: call the code the way "
                                         "its tests do, on an input the goal is about.")
-        iterator = got.iterator and not speaks_of_iterators(self.goal)  # else an iterator may be the problem
+        iterator = got.iterator and not self.lazy
         if not got.raised and (form := other_form(example.expected, got.got, iterator)):
             return str(example), None, of_another_form(example.expression, got.got, form, iterator)
         return str(example), got, got.describe()

@@ -65,6 +65,8 @@ class ReproductionFile:
         self.samples = min(samples, RETRY_SAMPLES)
         self.outcomes: dict[str, str] = {}  # each file run, and what its run said
         self.asserts: list[str] = []  # what the file kept as the reproduction checks (omni/check/asserts.py)
+        self.reported = reported(goal)  # what the goal says its call gives now (omni/check/goal_input.py)
+        self.lazy = speaks_of_iterators(goal)  # an iterator a call gives may then be the problem, not a form
 
     def written(self, placed: Callable[[str], Placed], imports: str) -> tuple[list[str], str]:
         """(the failing tests of the first file that fails as it should, what its run said and on which try), or
@@ -157,9 +159,9 @@ class ReproductionFile:
         value says the test's input is not the goal's; the same says its input is right and its value the one the
         goal complains of."""
         done, _ = evaluate(self.sandbox, asserted_examples(code))
-        said = reported(self.goal)
         return ("It passed on the starting code, so it does not show the problem: "
-                + (off_input(done, said) or as_reported(done, said) or "test the behaviour the goal says is wrong."))
+                + (off_input(done, self.reported) or as_reported(done, self.reported)
+                   or "test the behaviour the goal says is wrong."))
 
     def _not_the_problem(self, code: str) -> str:
         """What makes a failing test no reproduction of the goal's problem, or "", read from its assertions as
@@ -167,12 +169,11 @@ class ReproductionFile:
         no fix makes pass; one that holds on a call the goal reports another value of (omni/check/goal_input.py),
         so that the test fails on a case the goal never spoke of."""
         done, _ = evaluate(self.sandbox, asserted_examples(code))  # not evaluated: nothing is known against it
-        lazy = speaks_of_iterators(self.goal)  # then an iterator may be what the goal reports
         for got in done:
-            iterator = got.iterator and not lazy
+            iterator = got.iterator and not self.lazy
             if not got.holds and not got.raised and (form := other_form(got.example.expected, got.got, iterator)):
                 return "One of its assertions: " + of_another_form(got.example.expression, got.got, form, iterator)
-        other = off_input(done, reported(self.goal))
+        other = off_input(done, self.reported)
         return f"One of its assertions passes: {other}" if other else ""
 
 

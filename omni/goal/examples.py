@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -99,13 +100,19 @@ def _expression_before(goal: str, end: int) -> str | None:
 
 def _value_after(goal: str, start: int) -> str | None:
     """The longest value that starts at `start`, not a comparison or a chain of them (`3 and f(y) == 4`)."""
+    return _longest_after(goal, start, lambda piece: _tree(piece) is not None)
+
+
+def _longest_after(goal: str, start: int, fits: Callable[[str], bool]) -> str | None:
+    """The longest piece of the goal that starts at `start` (after a space or a backtick), ends where a value may
+    (_ENDS), and `fits`."""
     text = goal[start:start + WINDOW].lstrip().removeprefix("`")
     best = None
     for end in range(1, len(text) + 1):
         if end < len(text) and text[end] not in _ENDS:
             continue
         piece = text[:end].strip()
-        if piece and _tree(piece) is not None:
+        if piece and fits(piece):
             best = piece
     return best
 
@@ -259,16 +266,16 @@ def reported(goal: str) -> list[Example]:
 
 def _literal_after(goal: str, start: int) -> str | None:
     """The longest Python literal that starts at `start` (`['b', 'c']`, `3`), not a name or an expression."""
-    text = goal[start:start + WINDOW].lstrip().removeprefix("`")
-    best = None
-    for end in range(1, len(text) + 1):
-        if end < len(text) and text[end] not in _ENDS:
-            continue
-        piece = text[:end].strip()
-        try:
-            ast.literal_eval(piece)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-        if "\n" not in piece and not piece.endswith(","):  # "(127, 127, 127)," ends a clause, not a tuple
-            best = piece
-    return best
+    return _longest_after(goal, start, _literal)
+
+
+def _literal(piece: str) -> bool:
+    """Whether a piece of the goal is one Python literal on one line; "(127, 127, 127)," ends a clause, not a
+    tuple."""
+    if "\n" in piece or piece.endswith(","):
+        return False
+    try:
+        ast.literal_eval(piece)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
