@@ -45,6 +45,20 @@ def shown_by_the_second_test(tmp_path, fake, first: dict):
     return run, fake.requests[4]["messages"][-1]["content"]
 
 
+def kept_on_the_second_example(tmp_path, fake, files: dict, goal: str, first: dict, second: dict, fix: dict):
+    """A run whose first example (`first`, an expression and a value) is asked again and whose second is the
+    check: the run, the first try's record, and the second ask, which says what was wrong with the first."""
+    repo = make_repo(tmp_path / "repo", files)
+    fake.add(PLAN, {"text": json.dumps(first)}, {"text": json.dumps(second)}, fix, FINISH)
+    run = run_omni(repo, "--yes", goal, fake=fake, reproduce=True)
+    assert run.code == 0, run.stdout + run.stderr
+    tried, again = [e for e in run.events() if e["kind"] == "reproduction_try"]
+    assert not tried["fails_as_it_should"] and again["fails_as_it_should"]
+    (check,) = checks(run)
+    assert check["source"] == "reproduction example" and "(try 2)" in check["result"]
+    return run, tried, fake.requests[2]["messages"][-1]["content"]
+
+
 def test_a_symptom_gets_a_reproduction_test_that_fails_first(tmp_path, fake, docker_engine):
     repo = make_repo(tmp_path / "repo", FILES)
     fake.add(PLAN, *NO_EXAMPLE, PASSES, SHOWS, FIX, FINISH)
@@ -274,24 +288,17 @@ def test_an_example_whose_value_has_another_form_than_the_code_gives_is_asked_ag
     """The model guesses the form of the result wrong (a list where the function returns a tuple): such an example
     fails on the starting code for its form alone, and no fix would make it hold. It is not the check; the next try
     is told what the call gives now and in which form, and the one written in that form is."""
-    repo = make_repo(tmp_path / "repo", {
-        "span.py": "def bounds(values):\n    return (min(values), min(values))\n",
-        "test_span.py": "from span import bounds\n\n\ndef test_one():\n    assert bounds([4]) == (4, 4)\n"})
-    listed = {"text": json.dumps({"expression": "bounds([1, 5])", "expected": "[1, 5]"})}
-    tupled = {"text": json.dumps({"expression": "bounds([1, 5])", "expected": "(1, 5)"})}
+    files = {"span.py": "def bounds(values):\n    return (min(values), min(values))\n",
+             "test_span.py": "from span import bounds\n\n\ndef test_one():\n    assert bounds([4]) == (4, 4)\n"}
     fix = {"tool": "replace_in_file", "args": {"path": "span.py", "old_text": "min(values), min(values)",
                                               "new_text": "min(values), max(values)"}}
-    fake.add(PLAN, listed, tupled, fix, FINISH)
-    run = run_omni(repo, "--yes", "the upper bound of a span comes out as its lower one", fake=fake, reproduce=True)
-    assert run.code == 0, run.stdout + run.stderr
-    first, second = [e for e in run.events() if e["kind"] == "reproduction_try"]
-    assert not first["fails_as_it_should"] and second["fails_as_it_should"]
-    asked = fake.requests[2]["messages"][-1]["content"]
+    run, _, asked = kept_on_the_second_example(
+        tmp_path, fake, files, "the upper bound of a span comes out as its lower one",
+        {"expression": "bounds([1, 5])", "expected": "[1, 5]"}, {"expression": "bounds([1, 5])", "expected": "(1, 5)"},
+        fix)
     assert "`bounds([1, 5])` gives (1, 1) on the code as it is now: the code gives a tuple of int, and you wrote " \
            "a list of int" in asked
-    (check,) = checks(run)
-    assert check["source"] == "reproduction example" and "(try 2)" in check["result"]
-    assert "max(values)" in (repo / "span.py").read_text()
+    assert "max(values)" in (run.cwd / "span.py").read_text()
 
 
 def test_a_test_file_with_its_fence_left_in_and_no_import_is_mended_and_shows_the_problem(tmp_path, fake,
@@ -475,19 +482,13 @@ def test_an_example_of_the_goals_call_on_another_state_is_asked_again_with_the_v
     """The goal says what its call gives now on items it describes in words; the model's first example makes that
     call on items of its own, where it goes right. It holds, and the next ask says the value the goal reports, so
     the model builds the goal's items."""
-    repo = make_repo(tmp_path / "repo", SHELF)
-    other = {"text": json.dumps({"expression": "Shelf([1, 2]).upto(3, inclusive=False)", "expected": "[1, 2]"})}
-    goals = {"text": json.dumps({"expression": "Shelf([1, 2, 3, 4, 5]).upto(3, inclusive=False)",
-                                 "expected": "[1, 2]"})}
-    fake.add(PLAN, other, goals, SHELF_FIX, FINISH)
-    run = run_omni(repo, "--yes", SHELF_GOAL, fake=fake, reproduce=True)
-    assert run.code == 0, run.stdout + run.stderr
-    first, second = [e for e in run.events() if e["kind"] == "reproduction_try"]
-    assert not first["fails_as_it_should"] and OFF_INPUT in first["outcome"] and second["fails_as_it_should"]
-    assert f"`Shelf([1, 2]).upto(3, inclusive=False)` {OFF_INPUT}" in fake.requests[2]["messages"][-1]["content"]
-    (check,) = checks(run)
-    assert check["source"] == "reproduction example" and "(try 2)" in check["result"]
-    assert "inclusive and x == limit" in (repo / "shelf.py").read_text()
+    run, first, asked = kept_on_the_second_example(
+        tmp_path, fake, SHELF, SHELF_GOAL,
+        {"expression": "Shelf([1, 2]).upto(3, inclusive=False)", "expected": "[1, 2]"},
+        {"expression": "Shelf([1, 2, 3, 4, 5]).upto(3, inclusive=False)", "expected": "[1, 2]"}, SHELF_FIX)
+    assert OFF_INPUT in first["outcome"]
+    assert f"`Shelf([1, 2]).upto(3, inclusive=False)` {OFF_INPUT}" in asked
+    assert "inclusive and x == limit" in (run.cwd / "shelf.py").read_text()
 
 
 ON_OTHER_ITEMS = "from shelf import Shelf\n\n\ndef test_upto():\n    s = Shelf([1, 2])\n" \
@@ -552,20 +553,15 @@ def test_an_example_comparing_an_iterator_with_a_list_is_asked_again_to_put_the_
     """The function returns a filter object, which equals no list: an example comparing it with one fails on the
     starting code whatever the fix, and is not the check (an agreed one was, in a dev task's record). The next
     ask says to put the call in list(...), and that example is."""
-    repo = make_repo(tmp_path / "repo", {
-        "nums.py": "def evens(values):\n    return filter(lambda x: x % 2 == 1, values)\n",
-        "test_nums.py": "from nums import evens\n\n\ndef test_none():\n    assert list(evens([])) == []\n"})
-    bare = {"text": json.dumps({"expression": "evens([1, 2, 3, 4])", "expected": "[2, 4]"})}
-    listed = {"text": json.dumps({"expression": "list(evens([1, 2, 3, 4]))", "expected": "[2, 4]"})}
+    files = {"nums.py": "def evens(values):\n    return filter(lambda x: x % 2 == 1, values)\n",
+             "test_nums.py": "from nums import evens\n\n\ndef test_none():\n    assert list(evens([])) == []\n"}
     fix = {"tool": "replace_in_file", "args": {"path": "nums.py", "old_text": "x % 2 == 1", "new_text": "x % 2 == 0"}}
-    fake.add(PLAN, bare, listed, fix, FINISH)
-    run = run_omni(repo, "--yes", "evens keeps the odd numbers, not the even ones", fake=fake, reproduce=True)
-    assert run.code == 0, run.stdout + run.stderr
-    first, second = [e for e in run.events() if e["kind"] == "reproduction_try"]
-    assert not first["fails_as_it_should"] and second["fails_as_it_should"]
-    asked = fake.requests[2]["messages"][-1]["content"]
+    run, _, asked = kept_on_the_second_example(
+        tmp_path, fake, files, "evens keeps the odd numbers, not the even ones",
+        {"expression": "evens([1, 2, 3, 4])", "expected": "[2, 4]"},
+        {"expression": "list(evens([1, 2, 3, 4]))", "expected": "[2, 4]"}, fix)
     assert "the code gives an iterator, which equals no list of int, whatever the fix. Put the call in list(...), " \
            "`list(evens([1, 2, 3, 4]))`" in asked
     (check,) = checks(run)
-    assert check["source"] == "reproduction example" and check["asserts"] == ["list(evens([1, 2, 3, 4])) == [2, 4]"]
-    assert "x % 2 == 0" in (repo / "nums.py").read_text()
+    assert check["asserts"] == ["list(evens([1, 2, 3, 4])) == [2, 4]"]
+    assert "x % 2 == 0" in (run.cwd / "nums.py").read_text()
